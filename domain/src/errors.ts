@@ -1,0 +1,45 @@
+// Stable error codes of the management API. The console keys its messages on these, never on text.
+export const ErrorCode = {
+  invalidJson: 'invalid_json',
+  invalidRequest: 'invalid_request',
+  payloadTooLarge: 'payload_too_large',
+  unsupportedMediaType: 'unsupported_media_type',
+  notLoggedIn: 'not_logged_in',
+  invalidAccessToken: 'invalid_access_token',
+  forbidden: 'forbidden',
+  userDisabled: 'user_disabled',
+  notFound: 'not_found',
+  conflict: 'conflict',
+  usernameTaken: 'username_taken',
+  emailTaken: 'email_taken',
+  invalidCredentials: 'invalid_credentials',
+  registrationDisabled: 'registration_disabled',
+  passwordLoginDisabled: 'password_login_disabled',
+  verificationRequired: 'verification_required',
+  invalidVerificationCode: 'invalid_verification_code',
+  invalidResetLink: 'invalid_reset_link',
+  emailDomainNotAllowed: 'email_domain_not_allowed',
+  mailNotConfigured: 'mail_not_configured',
+  turnstileFailed: 'turnstile_failed',
+  rateLimited: 'rate_limited',
+  optionInvalid: 'option_invalid',
+  optionPrecondition: 'option_precondition',
+  insufficientQuota: 'insufficient_quota',
+  internal: 'internal_error',
+} as const;
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+/** The management API envelope: every /api answer has this shape. */
+export interface Envelope<T = unknown> {
+  success: boolean;
+  message: string;
+  data?: T;
+  code?: ErrorCode | string;
+}
+
+export interface Page<T> {
+  data: T[];
+  page: number;
+  size: number;
+  total_count: number;
+}
