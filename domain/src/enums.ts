@@ -18,7 +18,12 @@ export type ChannelStatus = (typeof ChannelStatus)[keyof typeof ChannelStatus];
 export const LogType = { All: 0, Topup: 1, Consume: 2, Manage: 3, System: 4 } as const;
 export type LogType = (typeof LogType)[keyof typeof LogType];
 
-export const OrderStatus = { Pending: 'pending', Success: 'success', Failed: 'failed', Closed: 'closed' } as const;
+export const OrderStatus = {
+  Pending: 'pending',
+  Success: 'success',
+  Failed: 'failed',
+  Closed: 'closed',
+} as const;
 export type OrderStatus = (typeof OrderStatus)[keyof typeof OrderStatus];
 
 export const TaskStatus = {

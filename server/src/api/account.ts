@@ -1,0 +1,198 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import {
+  ErrorCode,
+  loginInput,
+  type RegisterInput,
+  Role,
+  registerInput,
+  resetConfirmInput,
+  UserStatus,
+} from '@switchyard/domain';
+import { z } from 'zod';
+import { clearSessionCookie, setSessionCookie } from '../auth/session-cookie.js';
+import { newAffCode, newRandomPassword, newResetToken, newVerificationCode } from '../auth/random-codes.js';
+import { isUniqueViolation } from '../db/dialect.js';
+import { ApiError } from '../http/api-error.js';
+import { type RouteContext, WithMessage } from '../http/route.js';
+import type { Services } from '../services.js';
+import { presentSignedIn } from './user-presenter.js';
+
+const VERIFICATION_TTL_SECONDS = 10 * 60;
+const RESET_TTL_SECONDS = 15 * 60;
+
+export const turnstileQuery = z.object({ turnstile: z.string().max(4096).optional() });
+export const emailQuery = turnstileQuery.extend({ email: z.string().trim().max(100).email('Invalid email address') });
+
+async function checkTurnstile(s: Services, token: string | undefined, ip: string) {
+  const o = s.options.current;
+  if (!o.TurnstileCheckEnabled) return;
+  if (!(await s.turnstile.verify(token ?? '', o.TurnstileSecretKey, ip))) {
+    throw new ApiError(403, ErrorCode.turnstileFailed, 'The bot check failed; please retry');
+  }
+}
+
+function checkEmailDomain(s: Services, email: string) {
+  const o = s.options.current;
+  if (!o.EmailDomainRestrictionEnabled) return;
+  const domain = email.split('@').pop()?.toLowerCase() ?? '';
+  const allowed = o.EmailDomainWhitelist.split(',')
+    .map((d) => d.trim().toLowerCase())
+    .filter(Boolean);
+  if (!allowed.includes(domain)) {
+    throw new ApiError(403, ErrorCode.emailDomainNotAllowed, `Email addresses at ${domain} are not accepted here`);
+  }
+}
+
+function sameSecret(a: string, b: string): boolean {
+  const ha = createHash('sha256').update(a).digest();
+  const hb = createHash('sha256').update(b).digest();
+  return timingSafeEqual(ha, hb);
+}
+
+export async function register({ s, body, query, ip }: RouteContext<RegisterInput, { turnstile?: string }, unknown>) {
+  const o = s.options.current;
+  if (!o.RegisterEnabled || !o.PasswordRegisterEnabled) {
+    throw ApiError.forbidden('Registration is closed by the administrator', ErrorCode.registrationDisabled);
+  }
+  await checkTurnstile(s, query.turnstile, ip);
+  const email = body.email ?? '';
+  if (o.EmailVerificationEnabled) {
+    if (!email || !body.verification_code) {
+      throw new ApiError(400, ErrorCode.verificationRequired, 'Email and verification code are required');
+    }
+    checkEmailDomain(s, email);
+    const expected = await s.kv.take(`verify:${email.toLowerCase()}`);
+    if (!expected || !sameSecret(expected, body.verification_code)) {
+      throw new ApiError(400, ErrorCode.invalidVerificationCode, 'The verification code is wrong or has expired');
+    }
+  }
+  if (await s.repos.users.usernameTaken(body.username)) {
+    throw ApiError.conflict('This username is already taken', ErrorCode.usernameTaken);
+  }
+  if (email && (await s.repos.users.byEmail(email))) {
+    throw ApiError.conflict('This email address is already registered', ErrorCode.emailTaken);
+  }
+  const inviter = body.aff_code ? await s.repos.users.byAffCode(body.aff_code) : undefined;
+  const passwordHash = await s.passwords.hash(body.password);
+  const now = s.clock.nowSeconds();
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const id = await s.repos.users.insert({
+        username: body.username,
+        password_hash: passwordHash,
+        display_name: body.username,
+        role: Role.Common,
+        status: UserStatus.Enabled,
+        email,
+        avatar_url: '',
+        github_id: '',
+        wechat_id: '',
+        lark_id: '',
+        oidc_id: '',
+        telegram_id: 0,
+        access_token_hash: null,
+        quota: o.QuotaForNewUser,
+        used_quota: 0,
+        request_count: 0,
+        group: 'default',
+        aff_code: newAffCode(),
+        inviter_id: inviter?.id ?? 0,
+        last_login_time: 0,
+        last_login_ip: '',
+        created_time: now,
+        deleted_at: null,
+      });
+      return { id };
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+      // Either a concurrent sign-up took the username, or (rarely) the invite code collided.
+      if (await s.repos.users.usernameTaken(body.username)) {
+        throw ApiError.conflict('This username is already taken', ErrorCode.usernameTaken);
+      }
+      if (attempt >= 3) throw err;
+    }
+  }
+}
+
+export const loginBody = loginInput;
+
+export async function login({ s, body, ip, req, reply }: RouteContext<z.infer<typeof loginInput>, unknown, unknown>) {
+  if (!s.options.current.PasswordLoginEnabled) {
+    throw ApiError.forbidden('Password sign-in is turned off by the administrator', ErrorCode.passwordLoginDisabled);
+  }
+  const user = await s.repos.users.byLogin(body.username);
+  const ok = await s.passwords.verify(user?.password_hash, body.password);
+  if (!user || !ok || user.status !== UserStatus.Enabled) {
+    // One answer for all three cases, so it tells nothing about which accounts exist.
+    throw ApiError.unauthorized('Wrong username or password, or the account is disabled', ErrorCode.invalidCredentials);
+  }
+  const sessionId = await s.sessions.create(user.id, { ip, userAgent: String(req.headers['user-agent'] ?? '') });
+  await s.repos.users.update(user.id, { last_login_time: s.clock.nowSeconds(), last_login_ip: ip.slice(0, 128) });
+  setSessionCookie(s.config, req, reply, sessionId);
+  return presentSignedIn(user);
+}
+
+export async function logout({ s, caller, reply }: RouteContext<unknown, unknown, unknown>) {
+  if (caller?.sessionId) await s.sessions.destroy(caller.sessionId);
+  clearSessionCookie(reply);
+  return null;
+}
+
+export async function sendVerificationCode({ s, query, ip }: RouteContext<unknown, z.infer<typeof emailQuery>, unknown>) {
+  await checkTurnstile(s, query.turnstile, ip);
+  const email = query.email.toLowerCase();
+  checkEmailDomain(s, email);
+  if (await s.repos.users.byEmail(query.email)) {
+    throw ApiError.conflict('This email address is already registered', ErrorCode.emailTaken);
+  }
+  if (!s.mailer.configured()) {
+    throw new ApiError(503, ErrorCode.mailNotConfigured, 'Mail is not configured on this server');
+  }
+  const code = newVerificationCode();
+  await s.kv.set(`verify:${email}`, code, VERIFICATION_TTL_SECONDS);
+  const name = s.options.current.SystemName;
+  await s.mailer.send({
+    to: query.email,
+    subject: `${name} verification code`,
+    html: `<p>Your verification code is <b>${code}</b>. It is valid for 10 minutes.</p>`,
+  });
+  return new WithMessage(null, 'Verification code sent');
+}
+
+export async function requestPasswordReset({ s, query, ip }: RouteContext<unknown, z.infer<typeof emailQuery>, unknown>) {
+  await checkTurnstile(s, query.turnstile, ip);
+  if (!s.mailer.configured()) {
+    throw new ApiError(503, ErrorCode.mailNotConfigured, 'Mail is not configured on this server');
+  }
+  const user = await s.repos.users.byEmail(query.email);
+  // The same answer whether or not the address has an account: no account discovery by reset form.
+  if (user) {
+    const token = newResetToken();
+    const email = query.email.toLowerCase();
+    await s.kv.set(`reset:${email}`, token, RESET_TTL_SECONDS);
+    const base = s.options.current.ServerAddress.replace(/\/+$/, '');
+    const link = `${base}/user/reset?email=${encodeURIComponent(query.email)}&token=${encodeURIComponent(token)}`;
+    await s.mailer.send({
+      to: query.email,
+      subject: `${s.options.current.SystemName} password reset`,
+      html: `<p>Open this link within 15 minutes to reset your password:</p><p><a href="${link}">${link}</a></p>`,
+    });
+  }
+  return new WithMessage(null, 'If this address belongs to an account, a reset link has been sent');
+}
+
+export const resetBody = resetConfirmInput;
+
+export async function confirmPasswordReset({ s, body }: RouteContext<z.infer<typeof resetConfirmInput>, unknown, unknown>) {
+  const email = body.email.toLowerCase();
+  const expected = await s.kv.take(`reset:${email}`);
+  const user = expected && sameSecret(expected, body.token) ? await s.repos.users.byEmail(body.email) : undefined;
+  if (!user) throw new ApiError(400, ErrorCode.invalidResetLink, 'The reset link is invalid or has expired');
+  const password = newRandomPassword();
+  await s.repos.users.update(user.id, { password_hash: await s.passwords.hash(password) });
+  // Whoever held the old password loses every session.
+  await s.sessions.destroyAllForUser(user.id);
+  return password;
+}
+
+export { registerInput };

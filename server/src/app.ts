@@ -1,0 +1,55 @@
+import { randomBytes } from 'node:crypto';
+import fastifyCookie from '@fastify/cookie';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { apiRoutes } from './api/routes.js';
+import { defaultWebDist, registerConsole } from './http/console.js';
+import { installErrorHandler } from './http/error-handler.js';
+import { registerRoutes } from './http/register-routes.js';
+import type { Services } from './services.js';
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
+
+/** Builds the whole HTTP app from wired services; tests call this with their own services. */
+export async function buildApp(s: Services): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: {
+      level: s.config.logLevel,
+      redact: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-api-key"]', 'res.headers["set-cookie"]'],
+    },
+    trustProxy: s.config.trustedProxies.length > 0 ? s.config.trustedProxies : false,
+    bodyLimit: s.config.relayBodyLimit,
+    routerOptions: { ignoreTrailingSlash: true },
+    requestIdHeader: 'x-request-id',
+    // A client-supplied id is kept only when it looks like one, so logs cannot be forged with it.
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomBytes(12).toString('hex');
+    },
+  });
+
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('x-request-id', req.id);
+  });
+
+  await app.register(fastifyCookie, { secret: s.secrets.sessionSecret });
+  installErrorHandler(app);
+  registerRoutes(app, s, apiRoutes);
+
+  const serveConsole = await registerConsole(app, s.config.webDist ?? defaultWebDist(), s.config.basePath);
+
+  app.setNotFoundHandler((req, reply) => {
+    const url = req.url.split('?')[0] ?? '';
+    if (url === '/api' || url.startsWith('/api/')) {
+      return reply.status(404).send({ success: false, message: `No such API: ${req.method} ${url}`, code: 'not_found' });
+    }
+    if (url === '/v1' || url.startsWith('/v1/')) {
+      return reply.status(404).send({
+        error: { message: `Invalid URL (${req.method} ${url})`, type: 'invalid_request_error', param: null, code: null },
+      });
+    }
+    if (serveConsole && (req.method === 'GET' || req.method === 'HEAD')) return serveConsole(reply);
+    return reply.status(404).type('text/plain').send('Not found');
+  });
+
+  return app;
+}

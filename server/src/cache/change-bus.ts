@@ -1,0 +1,57 @@
+import type { Redis } from 'ioredis';
+
+/**
+ * Tells other nodes that shared in-memory state (options, channels, prices...) changed. One node:
+ * listeners in this process only. Several nodes: Redis pub/sub.
+ */
+export interface ChangeBus {
+  publish(topic: string): Promise<void>;
+  subscribe(topic: string, listener: () => void): void;
+  /** True when changes made on other nodes arrive through this bus. */
+  readonly crossNode: boolean;
+  close(): Promise<void>;
+}
+
+export class LocalChangeBus implements ChangeBus {
+  readonly crossNode = false;
+  private readonly listeners = new Map<string, Set<() => void>>();
+  async publish(topic: string) {
+    for (const l of this.listeners.get(topic) ?? []) l();
+  }
+  subscribe(topic: string, listener: () => void) {
+    const set = this.listeners.get(topic) ?? new Set();
+    set.add(listener);
+    this.listeners.set(topic, set);
+  }
+  async close() {
+    this.listeners.clear();
+  }
+}
+
+export class RedisChangeBus implements ChangeBus {
+  readonly crossNode = true;
+  private readonly local = new LocalChangeBus();
+  private readonly channel: string;
+
+  /** `subscriber` must be a dedicated connection: a subscribed Redis connection can do nothing else. */
+  constructor(
+    private readonly publisher: Redis,
+    private readonly subscriber: Redis,
+    prefix = 'sy:changes',
+  ) {
+    this.channel = prefix;
+    void this.subscriber.subscribe(this.channel);
+    this.subscriber.on('message', (_channel: string, topic: string) => void this.local.publish(topic));
+  }
+
+  async publish(topic: string) {
+    await this.publisher.publish(this.channel, topic);
+  }
+  subscribe(topic: string, listener: () => void) {
+    this.local.subscribe(topic, listener);
+  }
+  async close() {
+    await this.local.close();
+    await this.subscriber.quit().catch(() => {});
+  }
+}

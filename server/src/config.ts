@@ -1,0 +1,140 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+// The only reader of process.env. Everything else receives a Config.
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+const byteSize = z
+  .string()
+  .trim()
+  .regex(/^\d+(\.\d+)?\s*(b|kb|k|mb|m|gb|g)?$/i, 'must be a size such as 1048576, 512kb or 32mb')
+  .transform((raw) => {
+    const m = /^(\d+(?:\.\d+)?)\s*([a-z]*)$/i.exec(raw)!;
+    const unit = (m[2] ?? '').toLowerCase();
+    const mult = unit.startsWith('g') ? 1024 ** 3 : unit.startsWith('m') ? 1024 ** 2 : unit.startsWith('k') ? 1024 : 1;
+    return Math.floor(Number(m[1]) * mult);
+  });
+
+const databaseUrl = z
+  .string()
+  .trim()
+  .refine((v) => /^(sqlite:|postgres:\/\/|postgresql:\/\/|mysql:\/\/|mariadb:\/\/)/.test(v), {
+    message: 'must start with sqlite:, postgres://, postgresql://, mysql:// or mariadb://',
+  });
+
+const secret = z.string().min(32, 'must be at least 32 characters');
+
+const envSchema = z.object({
+  PORT: z.coerce.number().int('must be a whole number').min(0).max(65535).default(3000),
+  HOST: z.string().trim().min(1).default('0.0.0.0'),
+  DATA_DIR: z.string().trim().min(1).default('./data'),
+  DATABASE_URL: databaseUrl.optional(),
+  REDIS_URL: z
+    .string()
+    .trim()
+    .regex(/^rediss?:\/\//, 'must start with redis:// or rediss://')
+    .optional(),
+  SESSION_SECRET: secret.optional(),
+  SECRET_KEY: secret.optional(),
+  INITIAL_ROOT_PASSWORD: z.string().min(8, 'must be at least 8 characters').max(128).optional(),
+  LOG_LEVEL: z.enum(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
+  TRUSTED_PROXIES: z.string().trim().default(''),
+  BASE_PATH: z
+    .string()
+    .trim()
+    .regex(/^(\/[A-Za-z0-9._~-]+)*\/?$/, 'must be a URL path such as / or /console')
+    .default('/'),
+  API_BODY_LIMIT: byteSize.default(1024 * 1024),
+  RELAY_BODY_LIMIT: byteSize.default(32 * 1024 * 1024),
+  SESSION_TTL_DAYS: z.coerce.number().int().min(1).max(365).default(30),
+  SECURE_COOKIES: z.enum(['true', 'false', 'auto']).default('auto'),
+  WEB_DIST: z.string().trim().optional(),
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(15_000),
+  LANGUAGE: z.enum(['zh_CN', 'zh_HK', 'en_US', 'ja_JP']).default('zh_CN'),
+  API_RATE_LIMIT: z.coerce.number().int('must be a whole number').min(0).default(300),
+  CRITICAL_RATE_LIMIT: z.coerce.number().int('must be a whole number').min(0).default(20),
+  TURNSTILE_VERIFY_URL: z.url().default('https://challenges.cloudflare.com/turnstile/v0/siteverify'),
+});
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string;
+  redisUrl: string | undefined;
+  sessionSecret: string | undefined;
+  secretKey: string | undefined;
+  initialRootPassword: string | undefined;
+  logLevel: (typeof LOG_LEVELS)[number];
+  /** Addresses or CIDRs whose X-Forwarded-For is believed; empty = trust none. */
+  trustedProxies: string[];
+  basePath: string;
+  apiBodyLimit: number;
+  relayBodyLimit: number;
+  sessionTtlSeconds: number;
+  secureCookies: 'true' | 'false' | 'auto';
+  webDist: string | undefined;
+  shutdownGraceMs: number;
+  /** Management API requests per client IP per 3 minutes; 0 turns the limit off. */
+  apiRateLimit: number;
+  /** Sign-in, sign-up and reset requests per client IP per 20 minutes; 0 turns the limit off. */
+  criticalRateLimit: number;
+  turnstileVerifyUrl: string;
+  /** Console language for visitors who have not chosen one (site status `language`). */
+  language: 'zh_CN' | 'zh_HK' | 'en_US' | 'ja_JP';
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}
+
+/** Parses the environment; throws a ConfigError naming every bad variable at once. */
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = envSchema.safeParse(present);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((i) => `${i.path.join('.') || 'environment'}: ${i.message} (got ${show(present, i.path)})`),
+    );
+  }
+  const e = parsed.data;
+  const dataDir = path.resolve(e.DATA_DIR);
+  const basePath = `/${e.BASE_PATH.replace(/^\/+|\/+$/g, '')}`.replace(/^\/$/, '/');
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    dataDir,
+    databaseUrl: e.DATABASE_URL ?? `sqlite:${path.join(dataDir, 'switchyard.db')}`,
+    redisUrl: e.REDIS_URL,
+    sessionSecret: e.SESSION_SECRET,
+    secretKey: e.SECRET_KEY,
+    initialRootPassword: e.INITIAL_ROOT_PASSWORD,
+    logLevel: e.LOG_LEVEL,
+    trustedProxies: e.TRUSTED_PROXIES.split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+    basePath,
+    apiBodyLimit: e.API_BODY_LIMIT,
+    relayBodyLimit: e.RELAY_BODY_LIMIT,
+    sessionTtlSeconds: e.SESSION_TTL_DAYS * 86400,
+    secureCookies: e.SECURE_COOKIES,
+    webDist: e.WEB_DIST,
+    shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+    apiRateLimit: e.API_RATE_LIMIT,
+    criticalRateLimit: e.CRITICAL_RATE_LIMIT,
+    turnstileVerifyUrl: e.TURNSTILE_VERIFY_URL,
+    language: e.LANGUAGE,
+  };
+}
+
+function show(env: Record<string, string | undefined>, p: PropertyKey[]): string {
+  const key = String(p[0] ?? '');
+  const value = env[key];
+  if (value === undefined) return 'nothing';
+  // Never echo secrets into logs.
+  if (/SECRET|PASSWORD|KEY/.test(key)) return `${value.length} characters`;
+  return JSON.stringify(value);
+}

@@ -1,0 +1,38 @@
+import { type Kysely, type Migration, type MigrationResultSet, Migrator, sql } from 'kysely';
+import type { DialectName } from '../dialect.js';
+import type { Tables } from '../tables.js';
+import { initialMigration } from './0001-initial.js';
+
+/** The static, ordered list of migrations. Names sort in the order they run. */
+export function migrations(dialect: DialectName): Record<string, Migration> {
+  return {
+    '0001_initial': initialMigration(dialect),
+  };
+}
+
+/**
+ * Brings the schema up to date. Kysely's migrator takes an engine lock (advisory lock on
+ * PostgreSQL, GET_LOCK on MySQL) so nodes starting together run each migration once. It takes no
+ * lock on SQLite, so there the whole run happens inside BEGIN IMMEDIATE: a second process waits
+ * on the file's write lock (busy timeout), then finds the ledger up to date.
+ */
+export async function migrateToLatest(db: Kysely<Tables>, dialect: DialectName): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations(dialect) } });
+  if (dialect !== 'sqlite') return names(await migrator.migrateToLatest());
+  return db.connection().execute(async (conn) => {
+    await sql`begin immediate`.execute(conn);
+    try {
+      const ran = names(await new Migrator({ db: conn, provider: { getMigrations: async () => migrations(dialect) } }).migrateToLatest());
+      await sql`commit`.execute(conn);
+      return ran;
+    } catch (err) {
+      await sql`rollback`.execute(conn);
+      throw err;
+    }
+  });
+}
+
+function names(result: MigrationResultSet): string[] {
+  if (result.error) throw result.error instanceof Error ? result.error : new Error(String(result.error));
+  return (result.results ?? []).map((r) => r.migrationName);
+}

@@ -1,0 +1,71 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { sql } from 'kysely';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, engineTargets, type TestDatabase } from '../../test/databases.js';
+import { createDb } from '../create-db.js';
+import { migrateToLatest } from './index.js';
+
+const script = fileURLToPath(new URL('../../test/run-migrations.ts', import.meta.url));
+
+/** Each call is a separate process, like two nodes of a deployment starting at the same moment. */
+async function migrateInChild(url: string): Promise<string[]> {
+  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', script, url]);
+  return JSON.parse(stdout) as string[];
+}
+
+const EXPECTED_TABLES = [
+  'audit_logs',
+  'channels',
+  'logs',
+  'midjourneys',
+  'model_owners',
+  'options',
+  'orders',
+  'payments',
+  'prices',
+  'redemptions',
+  'sessions',
+  'statistics',
+  'tasks',
+  'telegram_menus',
+  'tokens',
+  'user_groups',
+  'users',
+];
+
+for (const target of engineTargets()) {
+  describe.skipIf(target.skipReason !== undefined)(`migrations on ${target.engine}`, () => {
+    const made: TestDatabase[] = [];
+    afterAll(async () => {
+      for (const t of made) await t.drop();
+    });
+
+    it('creates every table once, even when two nodes start together, and is idempotent', async () => {
+      const testDb = await createTestDatabase(target);
+      made.push(testDb);
+      const [ranA, ranB] = await Promise.all([migrateInChild(testDb.url), migrateInChild(testDb.url)]);
+      const a = createDb(testDb.url);
+      try {
+        // Exactly one node applied the migration; the other found it done.
+        expect([...ranA, ...ranB]).toEqual(['0001_initial']);
+        expect(await migrateToLatest(a.db, a.dialect)).toEqual([]);
+        const tables = (await a.db.introspection.getTables()).map((t) => t.name).filter((n) => !n.startsWith('kysely_'));
+        expect(tables.sort()).toEqual(EXPECTED_TABLES);
+        // Reserved words as column names work through the query builder on every engine.
+        await a.db
+          .insertInto('user_groups')
+          .values({ symbol: 'g1', name: 'G', ratio: 1.5, api_rate: 60, public: 1, enable: 1 })
+          .execute();
+        const row = await a.db.selectFrom('user_groups').select(['symbol', 'ratio']).executeTakeFirstOrThrow();
+        expect(row).toEqual({ symbol: 'g1', ratio: 1.5 });
+        const count = await sql<{ n: number }>`select count(*) as n from user_groups`.execute(a.db);
+        expect(Number(count.rows[0]?.n)).toBe(1);
+      } finally {
+        await a.close();
+      }
+    });
+  });
+  if (target.skipReason) console.log(target.skipReason);
+}

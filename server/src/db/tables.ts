@@ -1,0 +1,310 @@
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+// Row shapes of every table. Times are unix seconds; booleans are 0/1 integers on every engine
+// (better-sqlite3 cannot bind JS booleans); JSON is stored as text. Column names follow
+// reference/one-hub.md §6 where a table exists there, so exported data stays familiar.
+
+type Id = Generated<number>;
+type Bool = number;
+
+export interface UsersTable {
+  id: Id;
+  username: string;
+  password_hash: string;
+  display_name: string;
+  role: number;
+  status: number;
+  email: string;
+  avatar_url: string;
+  github_id: string;
+  wechat_id: string;
+  lark_id: string;
+  oidc_id: string;
+  telegram_id: number;
+  access_token_hash: string | null;
+  quota: number;
+  used_quota: number;
+  request_count: number;
+  group: string;
+  aff_code: string;
+  inviter_id: number;
+  last_login_time: number;
+  last_login_ip: string;
+  created_time: number;
+  deleted_at: number | null;
+}
+
+export interface SessionsTable {
+  id_hash: string;
+  user_id: number;
+  created_at: number;
+  expires_at: number;
+  last_seen_at: number;
+  ip: string;
+  user_agent: string;
+}
+
+export interface TokensTable {
+  id: Id;
+  user_id: number;
+  name: string;
+  key_hash: string;
+  key_sealed: string;
+  status: number;
+  created_time: number;
+  accessed_time: number;
+  expired_time: number;
+  remain_quota: number;
+  unlimited_quota: Bool;
+  used_quota: number;
+  group: string;
+  /** JSON array of allowed model names; null = all. */
+  models: string | null;
+  /** Comma list of IPs/CIDRs; empty = any. */
+  subnet: string;
+  deleted_at: number | null;
+}
+
+export interface ChannelsTable {
+  id: Id;
+  type: number;
+  key_sealed: string;
+  status: number;
+  name: string;
+  weight: number;
+  created_time: number;
+  test_time: number;
+  response_time: number;
+  base_url: string;
+  other: string;
+  balance: number;
+  balance_updated_time: number;
+  models: string;
+  group: string;
+  tag: string;
+  used_quota: number;
+  model_mapping: string;
+  model_headers: string;
+  custom_parameter: string;
+  priority: number;
+  proxy: string;
+  test_model: string;
+  only_chat: Bool;
+  pre_cost: number;
+  plugin: string;
+  deleted_at: number | null;
+}
+
+export interface UserGroupsTable {
+  id: Id;
+  symbol: string;
+  name: string;
+  ratio: number;
+  api_rate: number;
+  public: Bool;
+  enable: Bool;
+}
+
+export interface PricesTable {
+  model: string;
+  type: string;
+  channel_type: number;
+  input: number;
+  output: number;
+  locked: Bool;
+  extra_ratios: string;
+}
+
+export interface ModelOwnersTable {
+  id: number;
+  name: string;
+  icon: string;
+}
+
+export interface RedemptionsTable {
+  id: Id;
+  user_id: number;
+  key_hash: string;
+  key_sealed: string;
+  status: number;
+  name: string;
+  quota: number;
+  created_time: number;
+  redeemed_time: number;
+  redeemed_by: number;
+}
+
+export interface LogsTable {
+  id: Id;
+  user_id: number;
+  created_at: number;
+  type: number;
+  content: string;
+  username: string;
+  token_id: number;
+  token_name: string;
+  model_name: string;
+  quota: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  channel_id: number;
+  request_time: number;
+  first_response_time: number;
+  is_stream: Bool;
+  source_ip: string;
+  group: string;
+  metadata: string;
+}
+
+export interface StatisticsTable {
+  date: string;
+  user_id: number;
+  channel_id: number;
+  model_name: string;
+  request_count: number;
+  quota: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  request_time: number;
+}
+
+export interface PaymentsTable {
+  id: Id;
+  type: string;
+  uuid: string;
+  name: string;
+  icon: string;
+  notify_domain: string;
+  fixed_fee: number;
+  percent_fee: number;
+  currency: string;
+  config_sealed: string;
+  sort: number;
+  enable: Bool;
+  created_at: number;
+  updated_at: number;
+  deleted_at: number | null;
+}
+
+export interface OrdersTable {
+  id: Id;
+  user_id: number;
+  gateway_id: number;
+  trade_no: string;
+  gateway_no: string;
+  amount: number;
+  order_amount: number;
+  order_currency: string;
+  quota: number;
+  fee: number;
+  discount: number;
+  status: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface MidjourneysTable {
+  id: Id;
+  code: number;
+  user_id: number;
+  token_id: number;
+  action: string;
+  mj_id: string;
+  prompt: string;
+  prompt_en: string;
+  description: string;
+  state: string;
+  submit_time: number;
+  start_time: number;
+  finish_time: number;
+  image_url: string;
+  status: string;
+  progress: string;
+  fail_reason: string;
+  channel_id: number;
+  quota: number;
+  buttons: string;
+  properties: string;
+  mode: string;
+}
+
+export interface TasksTable {
+  id: Id;
+  created_at: number;
+  updated_at: number;
+  task_id: string;
+  platform: string;
+  user_id: number;
+  token_id: number;
+  channel_id: number;
+  quota: number;
+  action: string;
+  status: string;
+  fail_reason: string;
+  submit_time: number;
+  start_time: number;
+  finish_time: number;
+  progress: number;
+  properties: string;
+  data: string;
+  notify_hook: string;
+}
+
+export interface TelegramMenusTable {
+  id: Id;
+  command: string;
+  description: string;
+  parse_mode: string;
+  reply_message: string;
+}
+
+export interface OptionsTable {
+  key: string;
+  value: string;
+  updated_at: number;
+}
+
+export interface AuditLogsTable {
+  id: Id;
+  created_at: number;
+  actor_id: number;
+  actor_name: string;
+  action: string;
+  target_type: string;
+  target_id: string;
+  detail: string;
+  ip: string;
+}
+
+export interface Tables {
+  users: UsersTable;
+  sessions: SessionsTable;
+  tokens: TokensTable;
+  channels: ChannelsTable;
+  user_groups: UserGroupsTable;
+  prices: PricesTable;
+  model_owners: ModelOwnersTable;
+  redemptions: RedemptionsTable;
+  logs: LogsTable;
+  statistics: StatisticsTable;
+  payments: PaymentsTable;
+  orders: OrdersTable;
+  midjourneys: MidjourneysTable;
+  tasks: TasksTable;
+  telegram_menus: TelegramMenusTable;
+  options: OptionsTable;
+  audit_logs: AuditLogsTable;
+}
+
+export type UserRow = Selectable<UsersTable>;
+export type NewUser = Insertable<UsersTable>;
+export type UserPatch = Updateable<UsersTable>;
+export type SessionRow = Selectable<SessionsTable>;
+export type OptionRow = Selectable<OptionsTable>;
+export type AuditLogRow = Selectable<AuditLogsTable>;
+export type UserGroupRow = Selectable<UserGroupsTable>;
+export type PriceRow = Selectable<PricesTable>;
+export type ModelOwnerRow = Selectable<ModelOwnersTable>;
+
+// Re-exported so query modules need one import for column helpers.
+export type { ColumnType };

@@ -1,0 +1,40 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import fastifyStatic from '@fastify/static';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+
+/** Where `vite build` puts the console, relative to this file in src/ or dist/. */
+export function defaultWebDist(): string {
+  return fileURLToPath(new URL('../../../web/dist', import.meta.url));
+}
+
+/**
+ * Serves the built console: hashed assets cached for a week, every other path gets index.html
+ * (no-cache) with the base path injected, so the single-page router can take over.
+ */
+export async function registerConsole(
+  app: FastifyInstance,
+  webDist: string,
+  basePath: string,
+): Promise<((reply: FastifyReply) => FastifyReply) | undefined> {
+  const indexFile = path.join(webDist, 'index.html');
+  if (!existsSync(indexFile)) {
+    app.log.warn({ webDist }, 'console not built: run `npm run build` to serve it');
+    return undefined;
+  }
+  const base = basePath === '/' ? '/' : `${basePath}/`;
+  const injected = `<base href="${base}"><script>window.__SWITCHYARD__=${JSON.stringify({ basePath })}</script>`;
+  const html = readFileSync(indexFile, 'utf8').replace(/<head>/i, `<head>${injected}`);
+  await app.register(fastifyStatic, {
+    root: webDist,
+    prefix: '/',
+    index: false,
+    wildcard: true,
+    setHeaders: (res, file) => {
+      const hashed = file.includes(`${path.sep}assets${path.sep}`);
+      res.header('cache-control', hashed ? 'public, max-age=604800, immutable' : 'no-cache');
+    },
+  });
+  return (reply) => reply.status(200).header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(html);
+}

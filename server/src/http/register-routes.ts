@@ -1,0 +1,74 @@
+import { accessRole, ErrorCode } from '@switchyard/domain';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ZodType } from 'zod';
+import { authenticate, type Caller } from '../auth/authenticate.js';
+import type { Services } from '../services.js';
+import { ApiError } from './api-error.js';
+import { type RouteDef, WithMessage } from './route.js';
+
+const CRITICAL_WINDOW_SECONDS = 20 * 60;
+const API_WINDOW_SECONDS = 180;
+
+function parse<T>(schema: ZodType<T> | undefined, value: unknown, where: string): T {
+  if (!schema) return undefined as T;
+  const result = schema.safeParse(value ?? (where === 'body' ? undefined : {}));
+  if (result.success) return result.data;
+  const errors = result.error.issues.map((i) => ({
+    path: i.path.map(String).join('.'),
+    message: i.message,
+  }));
+  const summary = errors.map((e) => (e.path ? `${e.path}: ${e.message}` : e.message)).join('; ');
+  throw new ApiError(400, ErrorCode.invalidRequest, `Invalid ${where}: ${summary}`, errors);
+}
+
+async function limit(s: Services, req: FastifyRequest, reply: FastifyReply, route: RouteDef) {
+  const { apiRateLimit, criticalRateLimit } = s.config;
+  if (apiRateLimit > 0) {
+    const d = await s.limiter.hit(`api:${req.ip}`, apiRateLimit, API_WINDOW_SECONDS);
+    if (!d.allowed) {
+      reply.header('retry-after', String(d.retryAfterSeconds));
+      throw ApiError.tooManyRequests();
+    }
+  }
+  if (route.rateLimit === 'critical' && criticalRateLimit > 0) {
+    const d = await s.limiter.hit(`critical:${req.ip}`, criticalRateLimit, CRITICAL_WINDOW_SECONDS);
+    if (!d.allowed) {
+      reply.header('retry-after', String(d.retryAfterSeconds));
+      throw ApiError.tooManyRequests();
+    }
+  }
+}
+
+async function resolveCaller(s: Services, req: FastifyRequest, route: RouteDef): Promise<Caller | null> {
+  if (route.access === 'guest') {
+    // Public routes only personalise their answer; a bad credential there means "guest".
+    return authenticate(s, req).catch(() => null);
+  }
+  const caller = await authenticate(s, req);
+  if (!caller) throw ApiError.unauthorized();
+  if (caller.user.role < accessRole[route.access]) throw ApiError.forbidden();
+  return caller;
+}
+
+/** Registers the routes table: rate limit -> who -> may they -> validate -> handle -> envelope. */
+export function registerRoutes(app: FastifyInstance, s: Services, routes: readonly RouteDef[]): void {
+  for (const r of routes) {
+    app.route({
+      method: r.method,
+      url: r.url,
+      bodyLimit: s.config.apiBodyLimit,
+      config: { access: r.access },
+      handler: async (req, reply) => {
+        await limit(s, req, reply, r);
+        const caller = await resolveCaller(s, req, r);
+        const params = parse(r.params, req.params, 'path');
+        const query = parse(r.query, req.query, 'query');
+        const body = parse(r.body, req.body, 'body');
+        const result = await r.handler({ s, caller, body, query, params, ip: req.ip, req, reply });
+        if (reply.sent) return reply;
+        if (result instanceof WithMessage) return { success: true, message: result.message, data: result.data };
+        return { success: true, message: '', data: result ?? null };
+      },
+    });
+  }
+}

@@ -1,0 +1,205 @@
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
+import { buildApp } from './app.js';
+import { Argon2Hasher, type PasswordHasher } from './auth/passwords.js';
+import { RedisSessionStore } from './auth/redis-session-store.js';
+import { DbSessionStore, type SessionStore } from './auth/session-store.js';
+import { HttpTurnstileVerifier, type TurnstileVerifier } from './auth/turnstile.js';
+import { type ChangeBus, LocalChangeBus, RedisChangeBus } from './cache/change-bus.js';
+import { type KvStore, MemoryKvStore } from './cache/kv-store.js';
+import { MemoryRateLimiter, type RateLimiter } from './cache/rate-limiter.js';
+import { RedisKvStore } from './cache/redis-kv-store.js';
+import { RedisRateLimiter } from './cache/redis-rate-limiter.js';
+import { type Config, ConfigError, loadConfig } from './config.js';
+import { SecretBox } from './crypto/secret-box.js';
+import { createDb } from './db/create-db.js';
+import { migrateToLatest } from './db/migrations/index.js';
+import { auditLogsQueries } from './db/queries/audit-logs.js';
+import { modelOwnersQueries } from './db/queries/model-owners.js';
+import { optionsQueries } from './db/queries/options.js';
+import { pricesQueries } from './db/queries/prices.js';
+import { sessionsQueries } from './db/queries/sessions.js';
+import { userGroupsQueries } from './db/queries/user-groups.js';
+import { usersQueries } from './db/queries/users.js';
+import { type SeedResult, seedDatabase } from './db/seed.js';
+import { type Mailer, SmtpMailer } from './mail/mailer.js';
+import { OptionStore } from './options/option-store.js';
+import { resolveSecrets, type Secrets } from './secrets.js';
+import type { Clock, Repos, Services } from './services.js';
+
+const OPTION_POLL_MS = 5000;
+
+export interface ComposeOverrides {
+  clock?: Clock;
+  passwords?: PasswordHasher;
+  mailer?: Mailer;
+  turnstile?: TurnstileVerifier;
+  secrets?: Secrets;
+  onWarning?: (message: string) => void;
+}
+
+/**
+ * The composition root: config -> database (migrated, seeded) -> cache, sessions, limiter (memory
+ * on one node, Redis when REDIS_URL is set) -> options. The only place that chooses implementations.
+ */
+export async function composeServices(
+  config: Config,
+  overrides: ComposeOverrides = {},
+): Promise<{ services: Services; seed: SeedResult }> {
+  const clock: Clock = overrides.clock ?? {
+    nowMs: () => Date.now(),
+    nowSeconds: () => Math.floor(Date.now() / 1000),
+  };
+  const warn = overrides.onWarning ?? (() => {});
+  const closers: (() => Promise<unknown>)[] = [];
+
+  let secrets = overrides.secrets;
+  if (!secrets) {
+    const resolved = resolveSecrets(config.dataDir, { sessionSecret: config.sessionSecret, secretKey: config.secretKey });
+    secrets = resolved.secrets;
+    if (resolved.generated.length > 0 && !config.databaseUrl.startsWith('sqlite:')) {
+      warn(
+        `Generated ${resolved.generated.join(' and ')} into ${config.dataDir}: every node sharing this database must use the same values (set SESSION_SECRET and SECRET_KEY).`,
+      );
+    }
+  }
+
+  const database = createDb(config.databaseUrl);
+  closers.push(() => database.close());
+  try {
+    await migrateToLatest(database.db, database.dialect);
+    const repos: Repos = {
+      users: usersQueries(database),
+      sessions: sessionsQueries(database),
+      options: optionsQueries(database),
+      auditLogs: auditLogsQueries(database),
+      userGroups: userGroupsQueries(database),
+      modelOwners: modelOwnersQueries(database),
+      prices: pricesQueries(database),
+    };
+    const passwords = overrides.passwords ?? new Argon2Hasher();
+    const seed = await seedDatabase(repos, passwords, config.initialRootPassword, clock.nowSeconds());
+
+    let kv: KvStore;
+    let limiter: RateLimiter;
+    let bus: ChangeBus;
+    let sessions: SessionStore;
+    if (config.redisUrl) {
+      const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true });
+      const subscriber = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
+      closers.push(() => redis.quit().catch(() => redis.disconnect()));
+      await redis.ping();
+      kv = new RedisKvStore(redis);
+      limiter = new RedisRateLimiter(redis);
+      bus = new RedisChangeBus(redis, subscriber);
+      sessions = new RedisSessionStore(redis, config.sessionTtlSeconds, clock.nowSeconds);
+    } else {
+      kv = new MemoryKvStore(clock.nowMs);
+      limiter = new MemoryRateLimiter(clock.nowMs);
+      bus = new LocalChangeBus();
+      sessions = new DbSessionStore(repos.sessions, config.sessionTtlSeconds, clock.nowSeconds);
+    }
+    closers.push(
+      () => kv.close(),
+      () => limiter.close(),
+      () => bus.close(),
+      () => sessions.close(),
+    );
+
+    const options = new OptionStore(repos.options, bus, clock.nowSeconds, (key, message) =>
+      warn(`Stored option ${key} is invalid (${message}); using its default`),
+    );
+    await options.reload();
+    options.startPolling(OPTION_POLL_MS);
+    closers.push(async () => options.stop());
+
+    const services: Services = {
+      config,
+      secrets,
+      database,
+      repos,
+      options,
+      sessions,
+      kv,
+      limiter,
+      bus,
+      secretBox: new SecretBox(secrets.secretKey),
+      passwords,
+      mailer: overrides.mailer ?? new SmtpMailer(options),
+      turnstile: overrides.turnstile ?? new HttpTurnstileVerifier(config.turnstileVerifyUrl),
+      clock,
+      startTime: clock.nowSeconds(),
+      close: async () => {
+        for (const close of closers.reverse()) await close().catch(() => {});
+      },
+    };
+    return { services, seed };
+  } catch (err) {
+    for (const close of closers.reverse()) await close().catch(() => {});
+    throw err;
+  }
+}
+
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig(process.env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const warnings: string[] = [];
+  const { services, seed } = await composeServices(config, { onWarning: (m) => warnings.push(m) });
+  const app = await buildApp(services);
+  for (const w of warnings) app.log.warn(w);
+  if (seed.generatedRootPassword) {
+    app.log.warn(
+      `Created the root user. Username: root  Password: ${seed.generatedRootPassword}  (shown once; change it after signing in)`,
+    );
+  }
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    app.log.info({ signal }, 'shutting down: no new connections, finishing requests in flight');
+    const force = setTimeout(() => {
+      app.log.error('shutdown grace period over; exiting');
+      process.exit(1);
+    }, config.shutdownGraceMs);
+    force.unref();
+    try {
+      await app.close();
+      await services.close();
+      process.exit(0);
+    } catch (err) {
+      app.log.error({ err }, 'error during shutdown');
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+
+  await app.listen({ port: config.port, host: config.host });
+}
+
+function isEntryPoint(): boolean {
+  const entry = process.argv[1];
+  if (!entry) return false;
+  try {
+    return realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isEntryPoint()) {
+  main().catch((err) => {
+    process.stderr.write(`Switchyard failed to start: ${err instanceof Error ? err.stack : String(err)}\n`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,138 @@
+import {
+  defaultOptionValues,
+  isOptionKey,
+  type OptionDef,
+  type OptionKey,
+  type OptionValues,
+  optionDefs,
+} from '@switchyard/domain';
+import type { ChangeBus } from '../cache/change-bus.js';
+import type { OptionsQueries } from '../db/queries/options.js';
+
+export class OptionValidationError extends Error {
+  constructor(
+    readonly problems: { key: string; message: string }[],
+    readonly kind: 'invalid' | 'precondition' = 'invalid',
+  ) {
+    super(problems.map((p) => `${p.key}: ${p.message}`).join('; '));
+  }
+}
+
+const TOPIC = 'options';
+
+function defOf(key: OptionKey): OptionDef<unknown> {
+  return optionDefs[key] as OptionDef<unknown>;
+}
+
+/**
+ * The typed option snapshot every request reads from memory. Writes are validated as a whole,
+ * stored in one transaction, then announced so other nodes reload.
+ */
+export class OptionStore {
+  private values: OptionValues = defaultOptionValues();
+  private loadedVersion = -1;
+  private poller: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly queries: OptionsQueries,
+    private readonly bus: ChangeBus,
+    private readonly nowSeconds: () => number,
+    private readonly onInvalidStored: (key: string, message: string) => void = () => {},
+  ) {
+    bus.subscribe(TOPIC, () => void this.reload().catch(() => {}));
+  }
+
+  get current(): Readonly<OptionValues> {
+    return this.values;
+  }
+
+  get<K extends OptionKey>(key: K): OptionValues[K] {
+    return this.values[key];
+  }
+
+  async reload(): Promise<void> {
+    const next = defaultOptionValues() as Record<string, unknown>;
+    for (const row of await this.queries.all()) {
+      if (!isOptionKey(row.key)) continue;
+      try {
+        next[row.key] = defOf(row.key).parse(row.value);
+      } catch (err) {
+        // A value written by an older version that no longer validates falls back to the default.
+        this.onInvalidStored(row.key, (err as Error).message);
+      }
+    }
+    this.values = next as OptionValues;
+    this.loadedVersion = await this.queries.version();
+  }
+
+  /** Without a cross-node bus, other nodes' changes are noticed by polling the newest change time. */
+  startPolling(intervalMs: number): void {
+    if (this.bus.crossNode || this.poller) return;
+    this.poller = setInterval(async () => {
+      try {
+        if ((await this.queries.version()) !== this.loadedVersion) await this.reload();
+      } catch {
+        // The next tick tries again; a failed poll must not crash the process.
+      }
+    }, intervalMs);
+    this.poller.unref();
+  }
+
+  stop(): void {
+    if (this.poller) clearInterval(this.poller);
+  }
+
+  /** Validates every value, checks the enable guards against the result, then saves all or nothing. */
+  async update(raw: Record<string, string>): Promise<OptionKey[]> {
+    const problems: { key: string; message: string }[] = [];
+    const parsed: Partial<Record<OptionKey, unknown>> = {};
+    for (const [key, value] of Object.entries(raw)) {
+      if (!isOptionKey(key)) {
+        problems.push({ key, message: 'is not a known option' });
+        continue;
+      }
+      if (typeof value !== 'string') {
+        problems.push({ key, message: 'must be a string' });
+        continue;
+      }
+      try {
+        parsed[key] = defOf(key).parse(value);
+      } catch (err) {
+        problems.push({ key, message: (err as Error).message });
+      }
+    }
+    if (problems.length > 0) throw new OptionValidationError(problems);
+
+    const merged = { ...this.values, ...parsed } as Record<string, unknown>;
+    const unmet: { key: string; message: string }[] = [];
+    for (const key of Object.keys(parsed) as OptionKey[]) {
+      const d = defOf(key);
+      if (d.kind !== 'bool' || merged[key] !== true) continue;
+      const missing = d.requires.filter((r) => {
+        const v = merged[r];
+        return v === undefined || v === '' || v === null;
+      });
+      if (missing.length > 0) unmet.push({ key, message: `needs ${missing.join(', ')} to be set first` });
+    }
+    if (unmet.length > 0) throw new OptionValidationError(unmet, 'precondition');
+
+    const stored: Record<string, string> = {};
+    for (const [key, value] of Object.entries(parsed)) stored[key] = defOf(key as OptionKey).format(value);
+    await this.queries.save(stored, this.nowSeconds());
+    this.values = merged as OptionValues;
+    this.loadedVersion = await this.queries.version();
+    await this.bus.publish(TOPIC);
+    return Object.keys(parsed) as OptionKey[];
+  }
+
+  /** The GET /api/option/ view: every key as a string; secrets only say whether they are set. */
+  list(): { key: OptionKey; value: string; secret: boolean; set: boolean; section: string }[] {
+    return (Object.keys(optionDefs) as OptionKey[]).map((key) => {
+      const d = defOf(key);
+      const value = d.format(this.values[key]);
+      return d.secret
+        ? { key, value: '', secret: true, set: value !== '', section: d.section }
+        : { key, value, secret: false, set: value !== '', section: d.section };
+    });
+  }
+}

@@ -1,0 +1,56 @@
+import type { PasswordHasher } from './auth/passwords.js';
+import type { SessionStore } from './auth/session-store.js';
+import type { TurnstileVerifier } from './auth/turnstile.js';
+import type { ChangeBus } from './cache/change-bus.js';
+import type { KvStore } from './cache/kv-store.js';
+import type { RateLimiter } from './cache/rate-limiter.js';
+import type { Config } from './config.js';
+import type { SecretBox } from './crypto/secret-box.js';
+import type { Database } from './db/create-db.js';
+import type { AuditLogsQueries } from './db/queries/audit-logs.js';
+import type { ModelOwnersQueries } from './db/queries/model-owners.js';
+import type { OptionsQueries } from './db/queries/options.js';
+import type { PricesQueries } from './db/queries/prices.js';
+import type { SessionsQueries } from './db/queries/sessions.js';
+import type { UserGroupsQueries } from './db/queries/user-groups.js';
+import type { UsersQueries } from './db/queries/users.js';
+import type { Mailer } from './mail/mailer.js';
+import type { Secrets } from './secrets.js';
+import type { OptionStore } from './options/option-store.js';
+
+export interface Repos {
+  users: UsersQueries;
+  sessions: SessionsQueries;
+  options: OptionsQueries;
+  auditLogs: AuditLogsQueries;
+  userGroups: UserGroupsQueries;
+  modelOwners: ModelOwnersQueries;
+  prices: PricesQueries;
+}
+
+export interface Clock {
+  nowMs(): number;
+  nowSeconds(): number;
+}
+
+/** Everything a request handler may use, wired once in main.ts (the composition root). */
+export interface Services {
+  config: Config;
+  secrets: Secrets;
+  database: Database;
+  repos: Repos;
+  options: OptionStore;
+  sessions: SessionStore;
+  kv: KvStore;
+  limiter: RateLimiter;
+  bus: ChangeBus;
+  secretBox: SecretBox;
+  passwords: PasswordHasher;
+  mailer: Mailer;
+  turnstile: TurnstileVerifier;
+  clock: Clock;
+  /** Unix seconds when this process started (site status `start_time`). */
+  startTime: number;
+  /** Closes everything the services hold, in reverse order of creation. */
+  close(): Promise<void>;
+}
