@@ -19,7 +19,7 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
     trustProxy: s.config.trustedProxies.length > 0 ? s.config.trustedProxies : false,
     bodyLimit: s.config.relayBodyLimit,
     routerOptions: { ignoreTrailingSlash: true },
-    requestIdHeader: 'x-request-id',
+    requestIdHeader: false,
     // A client-supplied id is kept only when it looks like one, so logs cannot be forged with it.
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
@@ -29,6 +29,14 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
 
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
+  });
+
+  // Every /api route must come from the policy table; one registered any other way fails start-up.
+  app.addHook('onRoute', (opts) => {
+    const url = opts.url ?? '';
+    if ((url === '/api' || url.startsWith('/api/')) && !(opts.config as { access?: string } | undefined)?.access) {
+      throw new Error(`${String(opts.method)} ${url} is not in the routes table (server/src/api/routes.ts)`);
+    }
   });
 
   await app.register(fastifyCookie, { secret: s.secrets.sessionSecret });

@@ -21,13 +21,7 @@ export class MemoryKvStore implements KvStore {
   }
 
   async get(key: string) {
-    const e = this.entries.get(key);
-    if (!e) return undefined;
-    if (e.expiresAt <= this.now()) {
-      this.entries.delete(key);
-      return undefined;
-    }
-    return e.value;
+    return this.read(key);
   }
   async set(key: string, value: string, ttlSeconds: number) {
     this.entries.set(key, { value, expiresAt: this.now() + ttlSeconds * 1000 });
@@ -36,7 +30,8 @@ export class MemoryKvStore implements KvStore {
     this.entries.delete(key);
   }
   async take(key: string) {
-    const value = await this.get(key);
+    // Read and delete with no await between them: concurrent takers cannot both see the value.
+    const value = this.read(key);
     this.entries.delete(key);
     return value;
   }
@@ -44,6 +39,16 @@ export class MemoryKvStore implements KvStore {
     clearInterval(this.sweeper);
     this.entries.clear();
   }
+  private read(key: string): string | undefined {
+    const e = this.entries.get(key);
+    if (!e) return undefined;
+    if (e.expiresAt <= this.now()) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    return e.value;
+  }
+
   private sweep() {
     const now = this.now();
     for (const [k, e] of this.entries) if (e.expiresAt <= now) this.entries.delete(k);

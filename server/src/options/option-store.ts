@@ -1,10 +1,12 @@
 import {
   defaultOptionValues,
+  dependentToggles,
   isOptionKey,
   type OptionDef,
   type OptionKey,
   type OptionValues,
   optionDefs,
+  unmetRequirements,
 } from '@switchyard/domain';
 import type { ChangeBus } from '../cache/change-bus.js';
 import type { OptionsQueries } from '../db/queries/options.js';
@@ -104,14 +106,13 @@ export class OptionStore {
     if (problems.length > 0) throw new OptionValidationError(problems);
 
     const merged = { ...this.values, ...parsed } as Record<string, unknown>;
+    // A toggle being turned on, or a setting a live toggle depends on being cleared, must leave
+    // every enabled sign-in method fully configured.
+    const touched = new Set<OptionKey>(Object.keys(parsed) as OptionKey[]);
+    for (const key of Object.keys(parsed) as OptionKey[]) for (const d of dependentToggles(key)) touched.add(d);
     const unmet: { key: string; message: string }[] = [];
-    for (const key of Object.keys(parsed) as OptionKey[]) {
-      const d = defOf(key);
-      if (d.kind !== 'bool' || merged[key] !== true) continue;
-      const missing = d.requires.filter((r) => {
-        const v = merged[r];
-        return v === undefined || v === '' || v === null;
-      });
+    for (const key of touched) {
+      const missing = unmetRequirements(key, merged as Partial<Record<OptionKey, unknown>>);
       if (missing.length > 0) unmet.push({ key, message: `needs ${missing.join(', ')} to be set first` });
     }
     if (unmet.length > 0) throw new OptionValidationError(unmet, 'precondition');

@@ -1,0 +1,87 @@
+import type { Access } from '@switchyard/domain';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, ROOT_PASSWORD, registerUser, type TestApp } from '../test/test-app.js';
+import { apiRoutes } from './routes.js';
+
+// The declared least role of every management route. A new route must be added here on purpose;
+// the test then proves the running app enforces the whole allow/deny matrix.
+const EXPECTED: Record<string, Access> = {
+  'GET /api/status': 'guest',
+  'GET /api/notice': 'guest',
+  'GET /api/about': 'guest',
+  'GET /api/home_page_content': 'guest',
+  'GET /api/model_ownedby': 'guest',
+  'GET /api/user_group_map': 'guest',
+  'POST /api/user/register': 'guest',
+  'POST /api/user/login': 'guest',
+  'GET /api/user/logout': 'guest',
+  'GET /api/verification': 'guest',
+  'GET /api/reset_password': 'guest',
+  'POST /api/user/reset': 'guest',
+  'GET /api/user/self': 'user',
+  'PUT /api/user/self': 'user',
+  'GET /api/user/token': 'user',
+  'GET /api/option': 'root',
+  'PUT /api/option': 'root',
+};
+
+const ROLES = ['guest', 'user', 'admin', 'root'] as const;
+const RANK: Record<Access, number> = { guest: 0, user: 1, admin: 2, root: 3 };
+
+describe('route policy', () => {
+  let t: TestApp;
+  // Fresh sessions for every route: the logout route ends the session it is called with.
+  const signInAs = async (role: (typeof ROLES)[number]) => {
+    if (role === 'guest') return undefined;
+    if (role === 'root') return t.signIn('root', ROOT_PASSWORD);
+    return t.signIn(role === 'admin' ? 'adminuser' : 'plainuser', 'password-123');
+  };
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    await registerUser(t, 'plainuser');
+    const adminId = await registerUser(t, 'adminuser');
+    await t.s.repos.users.update(adminId, { role: 10 });
+  });
+  afterAll(async () => t?.close());
+
+  it('declares exactly the expected routes and roles', () => {
+    const declared = Object.fromEntries(apiRoutes.map((r) => [`${r.method} ${r.url}`, r.access]));
+    expect(declared).toEqual(EXPECTED);
+  });
+
+  it('registers every route of the table in the app', () => {
+    for (const r of apiRoutes) expect(t.app.hasRoute({ method: r.method, url: r.url }), `${r.method} ${r.url}`).toBe(true);
+  });
+
+  it('refuses to start when an /api route bypasses the table', async () => {
+    const { default: Fastify } = await import('fastify');
+    const app = Fastify();
+    // Same guard as buildApp: prove it fires.
+    app.addHook('onRoute', (opts) => {
+      if (opts.url.startsWith('/api/') && !(opts.config as { access?: string } | undefined)?.access) throw new Error('outside table');
+    });
+    expect(() => app.get('/api/sneaky', async () => 'x')).toThrow('outside table');
+    await app.close();
+  });
+
+  for (const [key, access] of Object.entries(EXPECTED)) {
+    const [method, url] = key.split(' ') as ['GET' | 'POST' | 'PUT' | 'DELETE', string];
+    it(`${key} is allowed from ${access} up and denied below`, async () => {
+      for (const role of ROLES) {
+        const cookie = await signInAs(role);
+        const res = await t.call({
+          method,
+          url: url.replace(/:\w+/g, '1'),
+          headers: cookie ? { cookie } : {},
+          ...(method === 'GET' ? {} : { payload: {} }),
+        });
+        if (RANK[role] < RANK[access]) {
+          expect(res.statusCode, `${role} on ${key}`).toBe(role === 'guest' ? 401 : 403);
+        } else {
+          expect([401, 403], `${role} on ${key} got ${res.statusCode} ${res.body}`).not.toContain(res.statusCode);
+        }
+      }
+    });
+  }
+});
