@@ -14,7 +14,12 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
   const app = Fastify({
     logger: {
       level: s.config.logLevel,
-      redact: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-api-key"]', 'res.headers["set-cookie"]'],
+      redact: [
+        'req.headers.authorization',
+        'req.headers.cookie',
+        'req.headers["x-api-key"]',
+        'res.headers["set-cookie"]',
+      ],
     },
     trustProxy: s.config.trustedProxies.length > 0 ? s.config.trustedProxies : false,
     bodyLimit: s.config.relayBodyLimit,
@@ -34,7 +39,10 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
   // Every /api route must come from the policy table; one registered any other way fails start-up.
   app.addHook('onRoute', (opts) => {
     const url = opts.url ?? '';
-    if ((url === '/api' || url.startsWith('/api/')) && !(opts.config as { access?: string } | undefined)?.access) {
+    if (
+      (url === '/api' || url.startsWith('/api/')) &&
+      !(opts.config as { access?: string } | undefined)?.access
+    ) {
       throw new Error(`${String(opts.method)} ${url} is not in the routes table (server/src/api/routes.ts)`);
     }
   });
@@ -48,11 +56,18 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
   app.setNotFoundHandler((req, reply) => {
     const url = req.url.split('?')[0] ?? '';
     if (url === '/api' || url.startsWith('/api/')) {
-      return reply.status(404).send({ success: false, message: `No such API: ${req.method} ${url}`, code: 'not_found' });
+      return reply
+        .status(404)
+        .send({ success: false, message: `No such API: ${req.method} ${url}`, code: 'not_found' });
     }
     if (url === '/v1' || url.startsWith('/v1/')) {
       return reply.status(404).send({
-        error: { message: `Invalid URL (${req.method} ${url})`, type: 'invalid_request_error', param: null, code: null },
+        error: {
+          message: `Invalid URL (${req.method} ${url})`,
+          type: 'invalid_request_error',
+          param: null,
+          code: null,
+        },
       });
     }
     if (serveConsole && (req.method === 'GET' || req.method === 'HEAD')) return serveConsole(reply);

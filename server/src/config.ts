@@ -12,7 +12,13 @@ const byteSize = z
   .transform((raw) => {
     const m = /^(\d+(?:\.\d+)?)\s*([a-z]*)$/i.exec(raw)!;
     const unit = (m[2] ?? '').toLowerCase();
-    const mult = unit.startsWith('g') ? 1024 ** 3 : unit.startsWith('m') ? 1024 ** 2 : unit.startsWith('k') ? 1024 : 1;
+    const mult = unit.startsWith('g')
+      ? 1024 ** 3
+      : unit.startsWith('m')
+        ? 1024 ** 2
+        : unit.startsWith('k')
+          ? 1024
+          : 1;
     return Math.floor(Number(m[1]) * mult);
   });
 
@@ -97,7 +103,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   const parsed = envSchema.safeParse(present);
   if (!parsed.success) {
     throw new ConfigError(
-      parsed.error.issues.map((i) => `${i.path.join('.') || 'environment'}: ${i.message} (got ${show(present, i.path)})`),
+      parsed.error.issues.map(
+        (i) => `${i.path.join('.') || 'environment'}: ${i.message} (got ${show(present, i.path)})`,
+      ),
     );
   }
   const e = parsed.data;

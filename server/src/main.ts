@@ -56,7 +56,10 @@ export async function composeServices(
 
   let secrets = overrides.secrets;
   if (!secrets) {
-    const resolved = resolveSecrets(config.dataDir, { sessionSecret: config.sessionSecret, secretKey: config.secretKey });
+    const resolved = resolveSecrets(config.dataDir, {
+      sessionSecret: config.sessionSecret,
+      secretKey: config.secretKey,
+    });
     secrets = resolved.secrets;
     if (resolved.generated.length > 0 && !config.databaseUrl.startsWith('sqlite:')) {
       warn(

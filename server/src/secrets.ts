@@ -23,7 +23,8 @@ export function resolveSecrets(
   try {
     stored = JSON.parse(readFileSync(file, 'utf8')) as Partial<Secrets>;
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`Cannot read ${file}: ${String(err)}`);
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
+      throw new Error(`Cannot read ${file}: ${String(err)}`);
   }
   const generated: (keyof Secrets)[] = [];
   const pick = (name: keyof Secrets, env: string | undefined): string => {

@@ -15,8 +15,8 @@ import type { SessionsQueries } from './db/queries/sessions.js';
 import type { UserGroupsQueries } from './db/queries/user-groups.js';
 import type { UsersQueries } from './db/queries/users.js';
 import type { Mailer } from './mail/mailer.js';
-import type { Secrets } from './secrets.js';
 import type { OptionStore } from './options/option-store.js';
+import type { Secrets } from './secrets.js';
 
 export interface Repos {
   users: UsersQueries;

@@ -9,8 +9,8 @@ import {
   UserStatus,
 } from '@switchyard/domain';
 import { z } from 'zod';
-import { clearSessionCookie, setSessionCookie } from '../auth/session-cookie.js';
 import { newAffCode, newRandomPassword, newResetToken, newVerificationCode } from '../auth/random-codes.js';
+import { clearSessionCookie, setSessionCookie } from '../auth/session-cookie.js';
 import { isUniqueViolation } from '../db/dialect.js';
 import { ApiError } from '../http/api-error.js';
 import { type RouteContext, WithMessage } from '../http/route.js';
@@ -21,7 +21,9 @@ const VERIFICATION_TTL_SECONDS = 10 * 60;
 const RESET_TTL_SECONDS = 15 * 60;
 
 export const turnstileQuery = z.object({ turnstile: z.string().max(4096).optional() });
-export const emailQuery = turnstileQuery.extend({ email: z.string().trim().max(100).email('Invalid email address') });
+export const emailQuery = turnstileQuery.extend({
+  email: z.string().trim().max(100).email('Invalid email address'),
+});
 
 async function checkTurnstile(s: Services, token: string | undefined, ip: string) {
   const o = s.options.current;
@@ -39,7 +41,11 @@ function checkEmailDomain(s: Services, email: string) {
     .map((d) => d.trim().toLowerCase())
     .filter(Boolean);
   if (!allowed.includes(domain)) {
-    throw new ApiError(403, ErrorCode.emailDomainNotAllowed, `Email addresses at ${domain} are not accepted here`);
+    throw new ApiError(
+      403,
+      ErrorCode.emailDomainNotAllowed,
+      `Email addresses at ${domain} are not accepted here`,
+    );
   }
 }
 
@@ -49,7 +55,12 @@ function sameSecret(a: string, b: string): boolean {
   return timingSafeEqual(ha, hb);
 }
 
-export async function register({ s, body, query, ip }: RouteContext<RegisterInput, { turnstile?: string }, unknown>) {
+export async function register({
+  s,
+  body,
+  query,
+  ip,
+}: RouteContext<RegisterInput, { turnstile?: string }, unknown>) {
   const o = s.options.current;
   if (!o.RegisterEnabled || !o.PasswordRegisterEnabled) {
     throw ApiError.forbidden('Registration is closed by the administrator', ErrorCode.registrationDisabled);
@@ -63,7 +74,11 @@ export async function register({ s, body, query, ip }: RouteContext<RegisterInpu
     checkEmailDomain(s, email);
     const expected = await s.kv.take(`verify:${email.toLowerCase()}`);
     if (!expected || !sameSecret(expected, body.verification_code)) {
-      throw new ApiError(400, ErrorCode.invalidVerificationCode, 'The verification code is wrong or has expired');
+      throw new ApiError(
+        400,
+        ErrorCode.invalidVerificationCode,
+        'The verification code is wrong or has expired',
+      );
     }
   }
   if (await s.repos.users.usernameTaken(body.username)) {
@@ -116,18 +131,36 @@ export async function register({ s, body, query, ip }: RouteContext<RegisterInpu
 
 export const loginBody = loginInput;
 
-export async function login({ s, body, ip, req, reply }: RouteContext<z.infer<typeof loginInput>, unknown, unknown>) {
+export async function login({
+  s,
+  body,
+  ip,
+  req,
+  reply,
+}: RouteContext<z.infer<typeof loginInput>, unknown, unknown>) {
   if (!s.options.current.PasswordLoginEnabled) {
-    throw ApiError.forbidden('Password sign-in is turned off by the administrator', ErrorCode.passwordLoginDisabled);
+    throw ApiError.forbidden(
+      'Password sign-in is turned off by the administrator',
+      ErrorCode.passwordLoginDisabled,
+    );
   }
   const user = await s.repos.users.byLogin(body.username);
   const ok = await s.passwords.verify(user?.password_hash, body.password);
   if (!user || !ok || user.status !== UserStatus.Enabled) {
     // One answer for all three cases, so it tells nothing about which accounts exist.
-    throw ApiError.unauthorized('Wrong username or password, or the account is disabled', ErrorCode.invalidCredentials);
+    throw ApiError.unauthorized(
+      'Wrong username or password, or the account is disabled',
+      ErrorCode.invalidCredentials,
+    );
   }
-  const sessionId = await s.sessions.create(user.id, { ip, userAgent: String(req.headers['user-agent'] ?? '') });
-  await s.repos.users.update(user.id, { last_login_time: s.clock.nowSeconds(), last_login_ip: ip.slice(0, 128) });
+  const sessionId = await s.sessions.create(user.id, {
+    ip,
+    userAgent: String(req.headers['user-agent'] ?? ''),
+  });
+  await s.repos.users.update(user.id, {
+    last_login_time: s.clock.nowSeconds(),
+    last_login_ip: ip.slice(0, 128),
+  });
   setSessionCookie(s.config, req, reply, sessionId);
   return presentSignedIn(user);
 }
@@ -138,7 +171,11 @@ export async function logout({ s, caller, reply }: RouteContext<unknown, unknown
   return null;
 }
 
-export async function sendVerificationCode({ s, query, ip }: RouteContext<unknown, z.infer<typeof emailQuery>, unknown>) {
+export async function sendVerificationCode({
+  s,
+  query,
+  ip,
+}: RouteContext<unknown, z.infer<typeof emailQuery>, unknown>) {
   await checkTurnstile(s, query.turnstile, ip);
   const email = query.email.toLowerCase();
   checkEmailDomain(s, email);
@@ -159,7 +196,11 @@ export async function sendVerificationCode({ s, query, ip }: RouteContext<unknow
   return new WithMessage(null, 'Verification code sent');
 }
 
-export async function requestPasswordReset({ s, query, ip }: RouteContext<unknown, z.infer<typeof emailQuery>, unknown>) {
+export async function requestPasswordReset({
+  s,
+  query,
+  ip,
+}: RouteContext<unknown, z.infer<typeof emailQuery>, unknown>) {
   await checkTurnstile(s, query.turnstile, ip);
   if (!s.mailer.configured()) {
     throw new ApiError(503, ErrorCode.mailNotConfigured, 'Mail is not configured on this server');
@@ -183,10 +224,14 @@ export async function requestPasswordReset({ s, query, ip }: RouteContext<unknow
 
 export const resetBody = resetConfirmInput;
 
-export async function confirmPasswordReset({ s, body }: RouteContext<z.infer<typeof resetConfirmInput>, unknown, unknown>) {
+export async function confirmPasswordReset({
+  s,
+  body,
+}: RouteContext<z.infer<typeof resetConfirmInput>, unknown, unknown>) {
   const email = body.email.toLowerCase();
   const expected = await s.kv.take(`reset:${email}`);
-  const user = expected && sameSecret(expected, body.token) ? await s.repos.users.byEmail(body.email) : undefined;
+  const user =
+    expected && sameSecret(expected, body.token) ? await s.repos.users.byEmail(body.email) : undefined;
   if (!user) throw new ApiError(400, ErrorCode.invalidResetLink, 'The reset link is invalid or has expired');
   const password = newRandomPassword();
   await s.repos.users.update(user.id, { password_hash: await s.passwords.hash(password) });

@@ -30,14 +30,22 @@ describe('email verification and password reset over SMTP', () => {
     const code = /\b(\d{6})\b/.exec(decodeMail(mail.raw))?.[1];
     expect(code).toBeDefined();
     const payload = { username: 'zoe', password: 'zoe-password', email: 'Zoe@Example.com' };
-    const wrong = await t.call({ method: 'POST', url: '/api/user/register', payload: { ...payload, verification_code: '000000' === code ? '111111' : '000000' } });
+    const wrong = await t.call({
+      method: 'POST',
+      url: '/api/user/register',
+      payload: { ...payload, verification_code: '000000' === code ? '111111' : '000000' },
+    });
     expect(wrong.statusCode).toBe(400);
     expect(wrong.json().code).toBe('invalid_verification_code');
     // A wrong guess used the code up: a new one must be requested.
     const sentAgain = await t.call({ method: 'GET', url: '/api/verification?email=Zoe@Example.com' });
     expect(sentAgain.statusCode).toBe(200);
     const code2 = /\b(\d{6})\b/.exec(decodeMail(smtp.mails.at(-1)!.raw))?.[1];
-    const ok = await t.call({ method: 'POST', url: '/api/user/register', payload: { ...payload, verification_code: code2 } });
+    const ok = await t.call({
+      method: 'POST',
+      url: '/api/user/register',
+      payload: { ...payload, verification_code: code2 },
+    });
     expect(ok.statusCode).toBe(200);
     const replay = await t.call({
       method: 'POST',
@@ -60,9 +68,13 @@ describe('email verification and password reset over SMTP', () => {
     await registerUser(t, 'yann', 'yann-password', { email: 'yann@example.com' });
     const oldSession = await t.signIn('yann', 'yann-password');
     const before = smtp.mails.length;
-    expect((await t.call({ method: 'GET', url: '/api/reset_password?email=yann@example.com' })).statusCode).toBe(200);
+    expect(
+      (await t.call({ method: 'GET', url: '/api/reset_password?email=yann@example.com' })).statusCode,
+    ).toBe(200);
     expect(smtp.mails.length).toBe(before + 1);
-    const link = /https:\/\/gw\.example\.com\/user\/reset\?email=([^&]+)&token=([\w-]+)/.exec(decodeMail(smtp.mails.at(-1)!.raw));
+    const link = /https:\/\/gw\.example\.com\/user\/reset\?email=([^&]+)&token=([\w-]+)/.exec(
+      decodeMail(smtp.mails.at(-1)!.raw),
+    );
     expect(link).not.toBeNull();
     const body = { email: decodeURIComponent(link![1]!), token: link![2]! };
     const res = await t.call({ method: 'POST', url: '/api/user/reset', payload: body });
@@ -70,7 +82,9 @@ describe('email verification and password reset over SMTP', () => {
     const newPassword = res.json().data as string;
     expect(newPassword.length).toBeGreaterThanOrEqual(12);
     await expect(t.signIn('yann', newPassword)).resolves.toMatch(/^sy_session=/);
-    expect((await t.call({ method: 'GET', url: '/api/user/self', headers: { cookie: oldSession } })).statusCode).toBe(401);
+    expect(
+      (await t.call({ method: 'GET', url: '/api/user/self', headers: { cookie: oldSession } })).statusCode,
+    ).toBe(401);
     const reused = await t.call({ method: 'POST', url: '/api/user/reset', payload: body });
     expect(reused.statusCode).toBe(400);
     expect(reused.json().code).toBe('invalid_reset_link');

@@ -17,7 +17,8 @@ describe('options API', () => {
       secret: boolean;
       set: boolean;
     }[];
-  const put = (payload: unknown) => t.call({ method: 'PUT', url: '/api/option/', headers: { cookie: root }, payload });
+  const put = (payload: unknown) =>
+    t.call({ method: 'PUT', url: '/api/option/', headers: { cookie: root }, payload });
 
   it('lists every registered option with its default', async () => {
     const list = await get();
@@ -64,7 +65,9 @@ describe('options API', () => {
     expect(res.statusCode).toBe(409);
     expect(res.json().code).toBe('option_precondition');
     expect(res.json().message).toContain('GitHubClientId');
-    const ok = await put({ options: { GitHubClientId: 'id', GitHubClientSecret: 'secret', GitHubOAuthEnabled: 'true' } });
+    const ok = await put({
+      options: { GitHubClientId: 'id', GitHubClientSecret: 'secret', GitHubOAuthEnabled: 'true' },
+    });
     expect(ok.statusCode).toBe(200);
     // Clearing what a live toggle depends on is refused too.
     const clear = await put({ key: 'GitHubClientId', value: '' });

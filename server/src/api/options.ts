@@ -13,9 +13,21 @@ export async function putOptions({ s, caller, body, ip }: RouteContext<OptionUpd
   const values: Record<string, string> = Object.fromEntries(optionUpdates(body));
   const changed = await s.options.update(values);
   // Secret values never enter the audit log, only the fact that they changed.
-  const secretKeys = new Set(s.options.list().filter((o) => o.secret).map((o) => o.key));
-  await audit(s, caller, ip, 'option.update', { type: 'option', id: changed.join(',') }, {
-    values: Object.fromEntries(changed.map((k) => [k, secretKeys.has(k) ? '(secret)' : values[k]])),
-  });
+  const secretKeys = new Set(
+    s.options
+      .list()
+      .filter((o) => o.secret)
+      .map((o) => o.key),
+  );
+  await audit(
+    s,
+    caller,
+    ip,
+    'option.update',
+    { type: 'option', id: changed.join(',') },
+    {
+      values: Object.fromEntries(changed.map((k) => [k, secretKeys.has(k) ? '(secret)' : values[k]])),
+    },
+  );
   return s.options.list().filter((o) => changed.includes(o.key));
 }

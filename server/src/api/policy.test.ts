@@ -51,7 +51,8 @@ describe('route policy', () => {
   });
 
   it('registers every route of the table in the app', () => {
-    for (const r of apiRoutes) expect(t.app.hasRoute({ method: r.method, url: r.url }), `${r.method} ${r.url}`).toBe(true);
+    for (const r of apiRoutes)
+      expect(t.app.hasRoute({ method: r.method, url: r.url }), `${r.method} ${r.url}`).toBe(true);
   });
 
   it('refuses to start when an /api route bypasses the table', async () => {
@@ -59,7 +60,8 @@ describe('route policy', () => {
     const app = Fastify();
     // Same guard as buildApp: prove it fires.
     app.addHook('onRoute', (opts) => {
-      if (opts.url.startsWith('/api/') && !(opts.config as { access?: string } | undefined)?.access) throw new Error('outside table');
+      if (opts.url.startsWith('/api/') && !(opts.config as { access?: string } | undefined)?.access)
+        throw new Error('outside table');
     });
     expect(() => app.get('/api/sneaky', async () => 'x')).toThrow('outside table');
     await app.close();
@@ -79,7 +81,9 @@ describe('route policy', () => {
         if (RANK[role] < RANK[access]) {
           expect(res.statusCode, `${role} on ${key}`).toBe(role === 'guest' ? 401 : 403);
         } else {
-          expect([401, 403], `${role} on ${key} got ${res.statusCode} ${res.body}`).not.toContain(res.statusCode);
+          expect([401, 403], `${role} on ${key} got ${res.statusCode} ${res.body}`).not.toContain(
+            res.statusCode,
+          );
         }
       }
     });

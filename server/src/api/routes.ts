@@ -26,8 +26,18 @@ import { siteStatus } from './site.js';
 export const apiRoutes: readonly RouteDef[] = [
   // Site
   route({ method: 'GET', url: '/api/status', access: 'guest', handler: async ({ s }) => siteStatus(s) }),
-  route({ method: 'GET', url: '/api/notice', access: 'guest', handler: async ({ s }) => s.options.get('Notice') }),
-  route({ method: 'GET', url: '/api/about', access: 'guest', handler: async ({ s }) => s.options.get('About') }),
+  route({
+    method: 'GET',
+    url: '/api/notice',
+    access: 'guest',
+    handler: async ({ s }) => s.options.get('Notice'),
+  }),
+  route({
+    method: 'GET',
+    url: '/api/about',
+    access: 'guest',
+    handler: async ({ s }) => s.options.get('About'),
+  }),
   route({
     method: 'GET',
     url: '/api/home_page_content',
@@ -47,7 +57,14 @@ export const apiRoutes: readonly RouteDef[] = [
     query: turnstileQuery,
     handler: register,
   }),
-  route({ method: 'POST', url: '/api/user/login', access: 'guest', rateLimit: 'critical', body: loginBody, handler: login }),
+  route({
+    method: 'POST',
+    url: '/api/user/login',
+    access: 'guest',
+    rateLimit: 'critical',
+    body: loginBody,
+    handler: login,
+  }),
   route({ method: 'GET', url: '/api/user/logout', access: 'guest', handler: logout }),
   route({
     method: 'GET',

@@ -30,7 +30,8 @@ export async function updateSelf({ s, caller, body, ip, req, reply }: Ctx<Update
     try {
       await s.repos.users.update(user.id, patch);
     } catch (err) {
-      if (isUniqueViolation(err)) throw ApiError.conflict('This username is already taken', ErrorCode.usernameTaken);
+      if (isUniqueViolation(err))
+        throw ApiError.conflict('This username is already taken', ErrorCode.usernameTaken);
       throw err;
     }
   }

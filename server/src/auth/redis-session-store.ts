@@ -14,7 +14,12 @@ export class RedisSessionStore implements SessionStore {
     const id = newSessionId();
     const hash = hashSessionId(id);
     const now = this.nowSeconds();
-    const value = JSON.stringify({ userId, createdAt: now, ip: meta.ip, userAgent: meta.userAgent.slice(0, 190) });
+    const value = JSON.stringify({
+      userId,
+      createdAt: now,
+      ip: meta.ip,
+      userAgent: meta.userAgent.slice(0, 190),
+    });
     await this.redis
       .multi()
       .set(this.prefix + hash, value, 'EX', this.ttlSeconds)

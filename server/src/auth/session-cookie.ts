@@ -2,7 +2,12 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import { SESSION_COOKIE } from './authenticate.js';
 
-export function setSessionCookie(config: Config, req: FastifyRequest, reply: FastifyReply, sessionId: string) {
+export function setSessionCookie(
+  config: Config,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  sessionId: string,
+) {
   const secure = config.secureCookies === 'auto' ? req.protocol === 'https' : config.secureCookies === 'true';
   reply.setCookie(SESSION_COOKIE, sessionId, {
     signed: true,

@@ -42,7 +42,10 @@ export class DbSessionStore implements SessionStore {
     private readonly ttlSeconds: number,
     private readonly nowSeconds: () => number,
   ) {
-    this.sweeper = setInterval(() => void this.sessions.deleteExpired(this.nowSeconds()).catch(() => {}), 3600_000);
+    this.sweeper = setInterval(
+      () => void this.sessions.deleteExpired(this.nowSeconds()).catch(() => {}),
+      3600_000,
+    );
     this.sweeper.unref();
   }
 

@@ -25,7 +25,11 @@ describe('Turnstile bot check on registration', () => {
     await new Promise<void>((r) => verifier.listen(0, '127.0.0.1', r));
     const port = (verifier.address() as AddressInfo).port;
     t = await createTestApp({ env: { TURNSTILE_VERIFY_URL: `http://127.0.0.1:${port}/siteverify` } });
-    await t.s.options.update({ TurnstileSiteKey: 'ts-site', TurnstileSecretKey: 'ts-secret', TurnstileCheckEnabled: 'true' });
+    await t.s.options.update({
+      TurnstileSiteKey: 'ts-site',
+      TurnstileSecretKey: 'ts-secret',
+      TurnstileCheckEnabled: 'true',
+    });
   });
   afterAll(async () => {
     await t?.close();

@@ -6,7 +6,8 @@ import { RedisKvStore } from './redis-kv-store.js';
 import { RedisRateLimiter } from './redis-rate-limiter.js';
 
 const redisUrl = process.env.TEST_REDIS_URL;
-if (!redisUrl && process.env.REQUIRE_ALL_SUITES === '1') throw new Error('TEST_REDIS_URL is required by REQUIRE_ALL_SUITES=1');
+if (!redisUrl && process.env.REQUIRE_ALL_SUITES === '1')
+  throw new Error('TEST_REDIS_URL is required by REQUIRE_ALL_SUITES=1');
 if (!redisUrl) console.log('redis cache suite skipped: TEST_REDIS_URL is not set');
 const redis = redisUrl ? new Redis(redisUrl) : undefined;
 const prefix = `sy-test:${Date.now()}:${Math.random().toString(36).slice(2)}:`;

@@ -15,7 +15,12 @@ export class RedisRateLimiter implements RateLimiter {
   ) {}
 
   async hit(key: string, limit: number, windowSeconds: number): Promise<RateDecision> {
-    const [count, pttl] = (await this.redis.eval(HIT, 1, this.prefix + key, String(windowSeconds * 1000))) as [number, number];
+    const [count, pttl] = (await this.redis.eval(
+      HIT,
+      1,
+      this.prefix + key,
+      String(windowSeconds * 1000),
+    )) as [number, number];
     if (count <= limit) return { allowed: true, retryAfterSeconds: 0 };
     return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(pttl / 1000)) };
   }

@@ -20,7 +20,14 @@ for (const target of engineTargets()) {
     });
 
     it('returns the new id from an insert', async () => {
-      const values = (symbol: string) => ({ symbol, name: symbol, ratio: 1, api_rate: 60, public: 0, enable: 1 });
+      const values = (symbol: string) => ({
+        symbol,
+        name: symbol,
+        ratio: 1,
+        api_rate: 60,
+        public: 0,
+        enable: 1,
+      });
       const a = await insertReturningId(d.dialect, d.db.insertInto('user_groups').values(values('a')));
       const b = await insertReturningId(d.dialect, d.db.insertInto('user_groups').values(values('b')));
       expect(typeof a).toBe('number');
@@ -31,7 +38,9 @@ for (const target of engineTargets()) {
       const row = { key: 'K', value: 'one', updated_at: 1 };
       await insertIgnore(d.dialect, d.db.insertInto('options').values(row)).execute();
       await insertIgnore(d.dialect, d.db.insertInto('options').values({ ...row, value: 'two' })).execute();
-      expect((await d.db.selectFrom('options').select('value').where('key', '=', 'K').executeTakeFirst())?.value).toBe('one');
+      expect(
+        (await d.db.selectFrom('options').select('value').where('key', '=', 'K').executeTakeFirst())?.value,
+      ).toBe('one');
       await upsert(d.dialect, d.db.insertInto('options').values({ ...row, value: 'three' }), ['key'], {
         value: 'three',
         updated_at: 2,
@@ -43,7 +52,11 @@ for (const target of engineTargets()) {
     it('recognises a unique violation', async () => {
       const row = { symbol: 'dup', name: 'x', ratio: 1, api_rate: 1, public: 0, enable: 1 };
       await d.db.insertInto('user_groups').values(row).execute();
-      const err = await d.db.insertInto('user_groups').values(row).execute().catch((e: unknown) => e);
+      const err = await d.db
+        .insertInto('user_groups')
+        .values(row)
+        .execute()
+        .catch((e: unknown) => e);
       expect(isUniqueViolation(err)).toBe(true);
       expect(isUniqueViolation(new Error('other'))).toBe(false);
     });
@@ -53,11 +66,35 @@ for (const target of engineTargets()) {
       await d.db
         .insertInto('statistics')
         .values([
-          { date: '2026-01-01', user_id: 1, channel_id: 1, model_name: 'm', request_count: 1, quota: big, prompt_tokens: 0, completion_tokens: 0, request_time: 0 },
-          { date: '2026-01-02', user_id: 1, channel_id: 1, model_name: 'm', request_count: 2, quota: 7, prompt_tokens: 0, completion_tokens: 0, request_time: 0 },
+          {
+            date: '2026-01-01',
+            user_id: 1,
+            channel_id: 1,
+            model_name: 'm',
+            request_count: 1,
+            quota: big,
+            prompt_tokens: 0,
+            completion_tokens: 0,
+            request_time: 0,
+          },
+          {
+            date: '2026-01-02',
+            user_id: 1,
+            channel_id: 1,
+            model_name: 'm',
+            request_count: 2,
+            quota: 7,
+            prompt_tokens: 0,
+            completion_tokens: 0,
+            request_time: 0,
+          },
         ])
         .execute();
-      const row = await d.db.selectFrom('statistics').select('quota').where('date', '=', '2026-01-01').executeTakeFirstOrThrow();
+      const row = await d.db
+        .selectFrom('statistics')
+        .select('quota')
+        .where('date', '=', '2026-01-01')
+        .executeTakeFirstOrThrow();
       expect(row.quota).toBe(big);
       const agg = await d.db
         .selectFrom('statistics')
@@ -68,7 +105,9 @@ for (const target of engineTargets()) {
     });
 
     it('quotes reserved words used as column names (group, key)', async () => {
-      const res = await sql<{ n: number }>`select count(*) as n from ${sql.table('options')} where ${sql.ref('key')} = ${'K'}`.execute(d.db);
+      const res = await sql<{
+        n: number;
+      }>`select count(*) as n from ${sql.table('options')} where ${sql.ref('key')} = ${'K'}`.execute(d.db);
       expect(toNumber(res.rows[0]?.n)).toBe(1);
       await d.db
         .insertInto('logs')
@@ -99,10 +138,17 @@ for (const target of engineTargets()) {
 
     it('stores and compares text exactly (case and non-Latin characters)', async () => {
       const values = (name: string) => ({ key: name, value: name, updated_at: 0 });
-      await d.db.insertInto('options').values([values('Name'), values('name'), values('名前')]).execute();
+      await d.db
+        .insertInto('options')
+        .values([values('Name'), values('name'), values('名前')])
+        .execute();
       const found = await d.db.selectFrom('options').select('value').where('key', '=', 'name').execute();
       expect(found).toEqual([{ value: 'name' }]);
-      const cjk = await d.db.selectFrom('options').select('value').where('key', '=', '名前').executeTakeFirst();
+      const cjk = await d.db
+        .selectFrom('options')
+        .select('value')
+        .where('key', '=', '名前')
+        .executeTakeFirst();
       expect(cjk?.value).toBe('名前');
     });
   });

@@ -38,7 +38,10 @@ export function idType(dialect: DialectName) {
 }
 
 /** MySQL tables need an explicit utf8mb4 charset and a binary collation to compare like the others. */
-export function tableOptions<T extends string, C extends string>(dialect: DialectName, table: CreateTableBuilder<T, C>) {
+export function tableOptions<T extends string, C extends string>(
+  dialect: DialectName,
+  table: CreateTableBuilder<T, C>,
+) {
   if (dialect !== 'mysql') return table;
   return table.modifyEnd(sql`engine=InnoDB default charset=utf8mb4 collate=utf8mb4_bin`);
 }

@@ -1,6 +1,6 @@
-import { defaultPrices, reservedModelOwners, Role, UserStatus } from '@switchyard/domain';
-import { newAffCode, newRandomPassword } from '../auth/random-codes.js';
+import { defaultPrices, Role, reservedModelOwners, UserStatus } from '@switchyard/domain';
 import type { PasswordHasher } from '../auth/passwords.js';
+import { newAffCode, newRandomPassword } from '../auth/random-codes.js';
 import type { Repos } from '../services.js';
 import { isUniqueViolation } from './dialect.js';
 

@@ -36,5 +36,6 @@ export async function registerConsole(
       res.header('cache-control', hashed ? 'public, max-age=604800, immutable' : 'no-cache');
     },
   });
-  return (reply) => reply.status(200).header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(html);
+  return (reply) =>
+    reply.status(200).header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(html);
 }

@@ -24,7 +24,11 @@ describe('HTTP conventions', () => {
   });
 
   it('answers wrong types and unknown fields with 400 naming the field', async () => {
-    const wrongType = await t.call({ method: 'POST', url: '/api/user/register', payload: { username: 42, password: 'password-1' } });
+    const wrongType = await t.call({
+      method: 'POST',
+      url: '/api/user/register',
+      payload: { username: 42, password: 'password-1' },
+    });
     expect(wrongType.statusCode).toBe(400);
     expect(wrongType.json().message).toContain('username');
     expect(wrongType.json().errors[0].path).toBe('username');
@@ -51,9 +55,17 @@ describe('HTTP conventions', () => {
   });
 
   it('sends a request id back, keeping a well-formed one from the client', async () => {
-    const own = await t.call({ method: 'GET', url: '/api/status', headers: { 'x-request-id': 'client-req-0001' } });
+    const own = await t.call({
+      method: 'GET',
+      url: '/api/status',
+      headers: { 'x-request-id': 'client-req-0001' },
+    });
     expect(own.headers['x-request-id']).toBe('client-req-0001');
-    const generated = await t.call({ method: 'GET', url: '/api/status', headers: { 'x-request-id': 'bad id with spaces' } });
+    const generated = await t.call({
+      method: 'GET',
+      url: '/api/status',
+      headers: { 'x-request-id': 'bad id with spaces' },
+    });
     expect(generated.headers['x-request-id']).toMatch(/^[0-9a-f]{24}$/);
   });
 
@@ -69,6 +81,8 @@ describe('HTTP conventions', () => {
   it('accepts paths with and without a trailing slash', async () => {
     await registerUser(t, 'slashy');
     const cookie = await t.signIn('slashy', 'password-123');
-    expect((await t.call({ method: 'GET', url: '/api/user/self/', headers: { cookie } })).statusCode).toBe(200);
+    expect((await t.call({ method: 'GET', url: '/api/user/self/', headers: { cookie } })).statusCode).toBe(
+      200,
+    );
   });
 });

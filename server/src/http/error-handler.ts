@@ -15,7 +15,12 @@ export function toEnvelope(err: unknown): { status: number; body: Envelope } {
   if (err instanceof ApiError) {
     return {
       status: err.status,
-      body: { success: false, message: err.message, code: err.code, ...(err.details ? { errors: err.details } : {}) },
+      body: {
+        success: false,
+        message: err.message,
+        code: err.code,
+        ...(err.details ? { errors: err.details } : {}),
+      },
     };
   }
   if (err instanceof OptionValidationError) {
@@ -32,24 +37,46 @@ export function toEnvelope(err: unknown): { status: number; body: Envelope } {
   const fe = err as FastifyError;
   switch (fe.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return { status: 400, body: { success: false, message: 'Request body is too large', code: ErrorCode.payloadTooLarge } };
+      return {
+        status: 400,
+        body: { success: false, message: 'Request body is too large', code: ErrorCode.payloadTooLarge },
+      };
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return {
         status: 415,
-        body: { success: false, message: 'Unsupported content type; send application/json', code: ErrorCode.unsupportedMediaType },
+        body: {
+          success: false,
+          message: 'Unsupported content type; send application/json',
+          code: ErrorCode.unsupportedMediaType,
+        },
       };
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return { status: 400, body: { success: false, message: 'Request body is empty', code: ErrorCode.invalidJson } };
+      return {
+        status: 400,
+        body: { success: false, message: 'Request body is empty', code: ErrorCode.invalidJson },
+      };
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return { status: 400, body: { success: false, message: 'Invalid Content-Length', code: ErrorCode.invalidRequest } };
+      return {
+        status: 400,
+        body: { success: false, message: 'Invalid Content-Length', code: ErrorCode.invalidRequest },
+      };
   }
   if (fe.statusCode === 400 && (fe.name === 'SyntaxError' || /JSON/i.test(fe.message))) {
-    return { status: 400, body: { success: false, message: `Malformed JSON: ${fe.message}`, code: ErrorCode.invalidJson } };
+    return {
+      status: 400,
+      body: { success: false, message: `Malformed JSON: ${fe.message}`, code: ErrorCode.invalidJson },
+    };
   }
   if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) {
-    return { status: fe.statusCode, body: { success: false, message: fe.message, code: ErrorCode.invalidRequest } };
+    return {
+      status: fe.statusCode,
+      body: { success: false, message: fe.message, code: ErrorCode.invalidRequest },
+    };
   }
-  return { status: 500, body: { success: false, message: 'Internal server error', code: ErrorCode.internal } };
+  return {
+    status: 500,
+    body: { success: false, message: 'Internal server error', code: ErrorCode.internal },
+  };
 }
 
 export function installErrorHandler(app: FastifyInstance): void {

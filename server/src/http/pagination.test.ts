@@ -5,7 +5,12 @@ describe('pageQuery', () => {
   const q = pageQuery(['id', 'name', 'created_time'] as const);
 
   it('defaults to page 1, size 10, newest first', () => {
-    expect(q.parse({})).toEqual({ page: 1, size: 10, offset: 0, order: [{ column: 'id', direction: 'desc' }] });
+    expect(q.parse({})).toEqual({
+      page: 1,
+      size: 10,
+      offset: 0,
+      order: [{ column: 'id', direction: 'desc' }],
+    });
   });
 
   it('clamps pages below 1 and computes the offset', () => {
@@ -28,6 +33,11 @@ describe('pageQuery', () => {
   });
 
   it('shapes a page of results', () => {
-    expect(pageResult({ page: 2, size: 10 }, ['a'], 11)).toEqual({ data: ['a'], page: 2, size: 10, total_count: 11 });
+    expect(pageResult({ page: 2, size: 10 }, ['a'], 11)).toEqual({
+      data: ['a'],
+      page: 2,
+      size: 10,
+      total_count: 11,
+    });
   });
 });

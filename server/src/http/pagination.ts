@@ -29,11 +29,18 @@ export function pageQuery<const F extends string>(orderable: readonly F[], defau
     .transform((q, ctx): PageRequest<F> => {
       const page = Math.max(1, q.page);
       const order: PageRequest<F>['order'] = [];
-      for (const part of (q.order || defaultOrder).split(',').map((s) => s.trim()).filter(Boolean)) {
+      for (const part of (q.order || defaultOrder)
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)) {
         const desc = part.startsWith('-');
         const column = desc ? part.slice(1) : part;
         if (!(orderable as readonly string[]).includes(column)) {
-          ctx.addIssue({ code: 'custom', path: ['order'], message: `cannot order by "${column}"; allowed: ${orderable.join(', ')}` });
+          ctx.addIssue({
+            code: 'custom',
+            path: ['order'],
+            message: `cannot order by "${column}"; allowed: ${orderable.join(', ')}`,
+          });
           return z.NEVER;
         }
         order.push({ column: column as F, direction: desc ? 'desc' : 'asc' });

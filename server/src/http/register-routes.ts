@@ -66,7 +66,8 @@ export function registerRoutes(app: FastifyInstance, s: Services, routes: readon
         const body = parse(r.body, req.body, 'body');
         const result = await r.handler({ s, caller, body, query, params, ip: req.ip, req, reply });
         if (reply.sent) return reply;
-        if (result instanceof WithMessage) return { success: true, message: result.message, data: result.data };
+        if (result instanceof WithMessage)
+          return { success: true, message: result.message, data: result.data };
         return { success: true, message: '', data: result ?? null };
       },
     });

@@ -109,7 +109,8 @@ export class OptionStore {
     // A toggle being turned on, or a setting a live toggle depends on being cleared, must leave
     // every enabled sign-in method fully configured.
     const touched = new Set<OptionKey>(Object.keys(parsed) as OptionKey[]);
-    for (const key of Object.keys(parsed) as OptionKey[]) for (const d of dependentToggles(key)) touched.add(d);
+    for (const key of Object.keys(parsed) as OptionKey[])
+      for (const d of dependentToggles(key)) touched.add(d);
     const unmet: { key: string; message: string }[] = [];
     for (const key of touched) {
       const missing = unmetRequirements(key, merged as Partial<Record<OptionKey, unknown>>);

@@ -27,8 +27,13 @@ export function engineTargets(env: Record<string, string | undefined> = process.
   const required = env.REQUIRE_ALL_SUITES === '1';
   const target = (engine: DialectName, variable: string): EngineTarget => {
     const serverUrl = env[variable];
-    if (!serverUrl && required) throw new Error(`${variable} is not set but REQUIRE_ALL_SUITES=1 requires the ${engine} suite`);
-    return { engine, serverUrl, skipReason: serverUrl ? undefined : `${engine} suite skipped: ${variable} is not set` };
+    if (!serverUrl && required)
+      throw new Error(`${variable} is not set but REQUIRE_ALL_SUITES=1 requires the ${engine} suite`);
+    return {
+      engine,
+      serverUrl,
+      skipReason: serverUrl ? undefined : `${engine} suite skipped: ${variable} is not set`,
+    };
   };
   return [
     { engine: 'sqlite', serverUrl: 'sqlite:', skipReason: undefined },

@@ -7,7 +7,11 @@ export interface ReceivedMail {
 }
 
 /** A real SMTP server on an ephemeral port that keeps what it receives (the mail provider's stand-in). */
-export async function startSmtpSink(): Promise<{ port: number; mails: ReceivedMail[]; close(): Promise<void> }> {
+export async function startSmtpSink(): Promise<{
+  port: number;
+  mails: ReceivedMail[];
+  close(): Promise<void>;
+}> {
   const mails: ReceivedMail[] = [];
   const server = new SMTPServer({
     authOptional: true,
@@ -31,5 +35,7 @@ export async function startSmtpSink(): Promise<{ port: number; mails: ReceivedMa
 
 /** Undoes quoted-printable soft line breaks and escapes so links and codes can be read from a mail. */
 export function decodeMail(raw: string): string {
-  return raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, h: string) => String.fromCharCode(Number.parseInt(h, 16)));
+  return raw
+    .replace(/=\r?\n/g, '')
+    .replace(/=([0-9A-F]{2})/g, (_, h: string) => String.fromCharCode(Number.parseInt(h, 16)));
 }

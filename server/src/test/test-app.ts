@@ -53,7 +53,8 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
     call,
     async signIn(username, password) {
       const res = await call({ method: 'POST', url: '/api/user/login', payload: { username, password } });
-      if (res.statusCode !== 200) throw new Error(`sign-in as ${username} failed: ${res.statusCode} ${res.body}`);
+      if (res.statusCode !== 200)
+        throw new Error(`sign-in as ${username} failed: ${res.statusCode} ${res.body}`);
       const cookie = res.cookies.find((c) => c.name === 'sy_session');
       if (!cookie) throw new Error('no session cookie');
       return `sy_session=${cookie.value}`;
@@ -68,8 +69,17 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
 }
 
 /** Registers a normal user through the public API and returns its id. */
-export async function registerUser(t: TestApp, username: string, password = 'password-123', extra: Record<string, string> = {}) {
-  const res = await t.call({ method: 'POST', url: '/api/user/register', payload: { username, password, ...extra } });
+export async function registerUser(
+  t: TestApp,
+  username: string,
+  password = 'password-123',
+  extra: Record<string, string> = {},
+) {
+  const res = await t.call({
+    method: 'POST',
+    url: '/api/user/register',
+    payload: { username, password, ...extra },
+  });
   if (res.statusCode !== 200) throw new Error(`register ${username} failed: ${res.statusCode} ${res.body}`);
   return (res.json() as { data: { id: number } }).data.id;
 }

@@ -10,7 +10,8 @@ type AnyDb = Kysely<any>;
 export function initialMigration(dialect: DialectName): Migration {
   const t = columnTypes(dialect);
   const id = idColumn(dialect);
-  const create = (db: AnyDb, name: string) => tableOptions(dialect, db.schema.createTable(name).ifNotExists());
+  const create = (db: AnyDb, name: string) =>
+    tableOptions(dialect, db.schema.createTable(name).ifNotExists());
   const index = (db: AnyDb, name: string, table: string, columns: string[], unique = false) => {
     let b = db.schema.createIndex(name).on(table).columns(columns);
     if (unique) b = b.unique();

@@ -22,7 +22,12 @@ export async function migrateToLatest(db: Kysely<Tables>, dialect: DialectName):
   return db.connection().execute(async (conn) => {
     await sql`begin immediate`.execute(conn);
     try {
-      const ran = names(await new Migrator({ db: conn, provider: { getMigrations: async () => migrations(dialect) } }).migrateToLatest());
+      const ran = names(
+        await new Migrator({
+          db: conn,
+          provider: { getMigrations: async () => migrations(dialect) },
+        }).migrateToLatest(),
+      );
       await sql`commit`.execute(conn);
       return ran;
     } catch (err) {

@@ -51,14 +51,19 @@ for (const target of engineTargets()) {
         // Exactly one node applied the migration; the other found it done.
         expect([...ranA, ...ranB]).toEqual(['0001_initial']);
         expect(await migrateToLatest(a.db, a.dialect)).toEqual([]);
-        const tables = (await a.db.introspection.getTables()).map((t) => t.name).filter((n) => !n.startsWith('kysely_'));
+        const tables = (await a.db.introspection.getTables())
+          .map((t) => t.name)
+          .filter((n) => !n.startsWith('kysely_'));
         expect(tables.sort()).toEqual(EXPECTED_TABLES);
         // Reserved words as column names work through the query builder on every engine.
         await a.db
           .insertInto('user_groups')
           .values({ symbol: 'g1', name: 'G', ratio: 1.5, api_rate: 60, public: 1, enable: 1 })
           .execute();
-        const row = await a.db.selectFrom('user_groups').select(['symbol', 'ratio']).executeTakeFirstOrThrow();
+        const row = await a.db
+          .selectFrom('user_groups')
+          .select(['symbol', 'ratio'])
+          .executeTakeFirstOrThrow();
         expect(row).toEqual({ symbol: 'g1', ratio: 1.5 });
         const count = await sql<{ n: number }>`select count(*) as n from user_groups`.execute(a.db);
         expect(Number(count.rows[0]?.n)).toBe(1);

@@ -1,6 +1,6 @@
+import type { Insertable } from 'kysely';
 import type { Database } from '../create-db.js';
 import type { AuditLogsTable } from '../tables.js';
-import type { Insertable } from 'kysely';
 
 export type AuditLogsQueries = ReturnType<typeof auditLogsQueries>;
 

@@ -12,7 +12,10 @@ export function modelOwnersQueries({ db, dialect }: Database) {
     /** Reserved owners (ids <= 1000) are inserted when missing and never overwritten. */
     async seed(rows: readonly ModelOwnerRow[]): Promise<void> {
       if (rows.length === 0) return;
-      await insertIgnore(dialect, db.insertInto('model_owners').values(rows.map((r) => ({ ...r })))).execute();
+      await insertIgnore(
+        dialect,
+        db.insertInto('model_owners').values(rows.map((r) => ({ ...r }))),
+      ).execute();
     },
   };
 }

@@ -22,7 +22,10 @@ export function optionsQueries({ db, dialect }: Database) {
     },
     /** The newest change time; other nodes poll it to notice changes when there is no Redis. */
     async version(): Promise<number> {
-      const row = await db.selectFrom('options').select((eb) => eb.fn.max('updated_at').as('v')).executeTakeFirst();
+      const row = await db
+        .selectFrom('options')
+        .select((eb) => eb.fn.max('updated_at').as('v'))
+        .executeTakeFirst();
       return Number(row?.v ?? 0);
     },
   };

@@ -10,7 +10,10 @@ export function pricesQueries({ db, dialect }: Database) {
       return db.selectFrom('prices').selectAll().orderBy('channel_type').orderBy('model').execute();
     },
     async count(): Promise<number> {
-      const row = await db.selectFrom('prices').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+      const row = await db
+        .selectFrom('prices')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow();
       return toNumber(row.n);
     },
     async insertMissing(rows: readonly PriceRow[]): Promise<void> {

@@ -17,7 +17,11 @@ export function sessionsQueries({ db }: Database) {
         .executeTakeFirst();
     },
     async touch(idHash: string, now: number, expiresAt: number): Promise<void> {
-      await db.updateTable('sessions').set({ last_seen_at: now, expires_at: expiresAt }).where('id_hash', '=', idHash).execute();
+      await db
+        .updateTable('sessions')
+        .set({ last_seen_at: now, expires_at: expiresAt })
+        .where('id_hash', '=', idHash)
+        .execute();
     },
     async delete(idHash: string): Promise<void> {
       await db.deleteFrom('sessions').where('id_hash', '=', idHash).execute();

@@ -19,7 +19,10 @@ export function userGroupsQueries({ db, dialect }: Database) {
       return db.selectFrom('user_groups').selectAll().where('symbol', '=', symbol).executeTakeFirst();
     },
     async seed(): Promise<void> {
-      await insertIgnore(dialect, db.insertInto('user_groups').values(SEED_GROUPS.map((g) => ({ ...g })))).execute();
+      await insertIgnore(
+        dialect,
+        db.insertInto('user_groups').values(SEED_GROUPS.map((g) => ({ ...g }))),
+      ).execute();
     },
   };
 }

@@ -30,7 +30,11 @@ export function usersQueries({ db, dialect }: Database) {
     },
     async usernameTaken(username: string): Promise<boolean> {
       // Soft-deleted rows keep their (renamed) username, so the unique index covers every row.
-      const row = await db.selectFrom('users').select('id').where('username', '=', username).executeTakeFirst();
+      const row = await db
+        .selectFrom('users')
+        .select('id')
+        .where('username', '=', username)
+        .executeTakeFirst();
       return row !== undefined;
     },
     async insert(user: NewUser): Promise<number> {
@@ -40,7 +44,10 @@ export function usersQueries({ db, dialect }: Database) {
       await db.updateTable('users').set(patch).where('id', '=', id).where('deleted_at', 'is', null).execute();
     },
     async count(): Promise<number> {
-      const row = await db.selectFrom('users').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+      const row = await db
+        .selectFrom('users')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow();
       return toNumber(row.n);
     },
   };
