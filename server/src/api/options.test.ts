@@ -17,7 +17,7 @@ describe('options API', () => {
       secret: boolean;
       set: boolean;
     }[];
-  const put = (payload: unknown) =>
+  const put = (payload: Record<string, unknown>) =>
     t.call({ method: 'PUT', url: '/api/option/', headers: { cookie: root }, payload });
 
   it('lists every registered option with its default', async () => {

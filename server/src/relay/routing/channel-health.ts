@@ -1,0 +1,125 @@
+import type { Redis } from 'ioredis';
+
+/**
+ * Short freezes of a (channel, model) pair after a failure (spec §4: "a failed channel is frozen
+ * for the retry interval"). Every request skips a frozen pair; with Redis, every node does. `now`
+ * and expiry are unix milliseconds.
+ */
+export interface ChannelHealth {
+  /** Freezes the pair for `seconds` from now; 0 or less does nothing (RetryCooldownSeconds = 0). */
+  freeze(channelId: number, model: string, seconds: number): Promise<void>;
+  isFrozen(channelId: number, model: string, now: number): Promise<boolean>;
+  /** The frozen ones among `channelIds`, in one round trip: what the selector asks per request. */
+  frozenAmong(channelIds: readonly number[], model: string, now: number): Promise<ReadonlySet<number>>;
+  close(): Promise<void>;
+}
+
+const SWEEP_MS = 60_000;
+
+export class MemoryChannelHealth implements ChannelHealth {
+  private readonly frozenUntil = new Map<string, number>();
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(private readonly nowMs: () => number = Date.now) {
+    this.sweeper = setInterval(() => this.sweep(), SWEEP_MS);
+    this.sweeper.unref();
+  }
+
+  async freeze(channelId: number, model: string, seconds: number): Promise<void> {
+    if (!(seconds > 0)) return;
+    const key = pairKey(channelId, model);
+    const until = this.nowMs() + seconds * 1000;
+    // A shorter freeze arriving later must not cut an earlier, longer one short.
+    if ((this.frozenUntil.get(key) ?? 0) < until) this.frozenUntil.set(key, until);
+  }
+
+  async isFrozen(channelId: number, model: string, now: number): Promise<boolean> {
+    return this.check(pairKey(channelId, model), now);
+  }
+
+  async frozenAmong(channelIds: readonly number[], model: string, now: number): Promise<ReadonlySet<number>> {
+    const out = new Set<number>();
+    if (this.frozenUntil.size === 0) return out;
+    for (const id of channelIds) if (this.check(pairKey(id, model), now)) out.add(id);
+    return out;
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.sweeper);
+    this.frozenUntil.clear();
+  }
+
+  private check(key: string, now: number): boolean {
+    const until = this.frozenUntil.get(key);
+    if (until === undefined) return false;
+    if (until > now) return true;
+    this.frozenUntil.delete(key);
+    return false;
+  }
+
+  private sweep(): void {
+    const now = this.nowMs();
+    for (const [key, until] of this.frozenUntil) if (until <= now) this.frozenUntil.delete(key);
+  }
+}
+
+/**
+ * Freezes as Redis keys with a TTL, so all nodes skip the same pairs. Expiry follows the Redis
+ * server's clock (the `now` argument is not used), which keeps nodes with skewed clocks in
+ * agreement. A freeze is a hint: if Redis fails, the error is reported and the channel counts as
+ * not frozen, so an outage of the cache never stops routing.
+ */
+export class RedisChannelHealth implements ChannelHealth {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix = 'sy:freeze:',
+    private readonly onError: (err: unknown) => void = () => {},
+  ) {}
+
+  async freeze(channelId: number, model: string, seconds: number): Promise<void> {
+    if (!(seconds > 0)) return;
+    const key = this.prefix + pairKey(channelId, model);
+    const ttlMs = Math.max(1, Math.ceil(seconds * 1000));
+    try {
+      // PX with GT would keep the longer of two freezes but needs Redis 7; a plain SET is close enough.
+      await this.redis.set(key, '1', 'PX', ttlMs);
+    } catch (err) {
+      this.onError(err);
+    }
+  }
+
+  async isFrozen(channelId: number, model: string, _now: number): Promise<boolean> {
+    try {
+      return (await this.redis.exists(this.prefix + pairKey(channelId, model))) === 1;
+    } catch (err) {
+      this.onError(err);
+      return false;
+    }
+  }
+
+  async frozenAmong(
+    channelIds: readonly number[],
+    model: string,
+    _now: number,
+  ): Promise<ReadonlySet<number>> {
+    const out = new Set<number>();
+    if (channelIds.length === 0) return out;
+    try {
+      const values = await this.redis.mget(channelIds.map((id) => this.prefix + pairKey(id, model)));
+      values.forEach((v, i) => {
+        const id = channelIds[i];
+        if (v !== null && id !== undefined) out.add(id);
+      });
+    } catch (err) {
+      this.onError(err);
+    }
+    return out;
+  }
+
+  // The connection belongs to the composition root, which closes it.
+  async close(): Promise<void> {}
+}
+
+function pairKey(channelId: number, model: string): string {
+  return `${channelId}:${model}`;
+}
