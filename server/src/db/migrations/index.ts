@@ -17,8 +17,20 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
  * on the file's write lock (busy timeout), then finds the ledger up to date.
  */
 export async function migrateToLatest(db: Kysely<Tables>, dialect: DialectName): Promise<string[]> {
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations(dialect) } });
-  if (dialect !== 'sqlite') return names(await migrator.migrateToLatest());
+  if (dialect !== 'sqlite') {
+    // Kysely looks for its ledger tables in every schema it can see; pin them to the current one so
+    // databases sharing a server (schemas per tenant or per test) never see each other's ledger.
+    const schema =
+      dialect === 'postgres'
+        ? (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]?.s
+        : undefined;
+    const migrator = new Migrator({
+      db,
+      provider: { getMigrations: async () => migrations(dialect) },
+      ...(schema ? { migrationTableSchema: schema } : {}),
+    });
+    return names(await migrator.migrateToLatest());
+  }
   return db.connection().execute(async (conn) => {
     await sql`begin immediate`.execute(conn);
     try {

@@ -1,0 +1,464 @@
+import { LogType, TokenStatus } from '@switchyard/domain';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDb, type Database } from '../db/create-db.js';
+import { insertReturningId, toNumber } from '../db/dialect.js';
+import { migrateToLatest } from '../db/migrations/index.js';
+import { createTestDatabase, engineTargets, type TestDatabase } from '../test/databases.js';
+import { type ConsumeLog, Ledger, type Reservation } from './ledger.js';
+import { WriteBatcher } from './write-batcher.js';
+
+for (const target of engineTargets()) {
+  describe.skipIf(target.skipReason !== undefined)(`Ledger on ${target.engine}`, () => {
+    let testDb: TestDatabase;
+    let d: Database;
+    let writer: WriteBatcher;
+    let ledger: Ledger;
+    let seq = 0;
+
+    beforeAll(async () => {
+      testDb = await createTestDatabase(target);
+      d = createDb(testDb.url, { poolSize: 10 });
+      await migrateToLatest(d.db, d.dialect);
+      writer = new WriteBatcher(d.db);
+      ledger = new Ledger(d, writer);
+    });
+    afterAll(async () => {
+      await writer?.close();
+      await d?.close();
+      await testDb?.drop();
+    });
+
+    const addUser = (quota: number) => {
+      seq++;
+      return insertReturningId(
+        d.dialect,
+        d.db.insertInto('users').values({
+          username: `user${seq}`,
+          password_hash: 'x',
+          display_name: '',
+          role: 1,
+          status: 1,
+          email: '',
+          avatar_url: '',
+          github_id: '',
+          wechat_id: '',
+          lark_id: '',
+          oidc_id: '',
+          telegram_id: 0,
+          access_token_hash: null,
+          quota,
+          used_quota: 0,
+          request_count: 0,
+          group: 'default',
+          aff_code: `aff${seq}`,
+          inviter_id: 0,
+          last_login_time: 0,
+          last_login_ip: '',
+          created_time: 0,
+          deleted_at: null,
+        }),
+      );
+    };
+    const addToken = (userId: number, remain: number, unlimited = false) => {
+      seq++;
+      return insertReturningId(
+        d.dialect,
+        d.db.insertInto('tokens').values({
+          user_id: userId,
+          name: `token${seq}`,
+          key_hash: `hash${seq}`,
+          key_sealed: '',
+          status: TokenStatus.Enabled,
+          created_time: 0,
+          accessed_time: 0,
+          expired_time: -1,
+          remain_quota: remain,
+          unlimited_quota: unlimited ? 1 : 0,
+          used_quota: 0,
+          group: '',
+          models: null,
+          subnet: '',
+          deleted_at: null,
+        }),
+      );
+    };
+    const addChannel = () => {
+      seq++;
+      return insertReturningId(
+        d.dialect,
+        d.db.insertInto('channels').values({
+          type: 1,
+          key_sealed: '',
+          status: 1,
+          name: `channel${seq}`,
+          weight: 1,
+          created_time: 0,
+          test_time: 0,
+          response_time: 0,
+          base_url: '',
+          other: '',
+          balance: 0,
+          balance_updated_time: 0,
+          models: 'gpt-4o',
+          group: 'default',
+          tag: '',
+          used_quota: 0,
+          model_mapping: '',
+          model_headers: '',
+          custom_parameter: '',
+          priority: 0,
+          proxy: '',
+          test_model: '',
+          only_chat: 0,
+          pre_cost: 1,
+          plugin: '',
+          deleted_at: null,
+        }),
+      );
+    };
+    const user = async (id: number) => {
+      const r = await d.db
+        .selectFrom('users')
+        .select(['quota', 'used_quota', 'request_count'])
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow();
+      return { quota: toNumber(r.quota), used: toNumber(r.used_quota), requests: toNumber(r.request_count) };
+    };
+    const token = async (id: number) => {
+      const r = await d.db
+        .selectFrom('tokens')
+        .select(['remain_quota', 'used_quota', 'status'])
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow();
+      return { remain: toNumber(r.remain_quota), used: toNumber(r.used_quota), status: r.status };
+    };
+    const channelUsed = async (id: number) =>
+      toNumber(
+        (
+          await d.db
+            .selectFrom('channels')
+            .select('used_quota')
+            .where('id', '=', id)
+            .executeTakeFirstOrThrow()
+        ).used_quota,
+      );
+    const logsOf = (userId: number) =>
+      d.db.selectFrom('logs').selectAll().where('user_id', '=', userId).orderBy('id').execute();
+    const logFor = (
+      userId: number,
+      tokenId: number,
+      channelId: number,
+      metadata = '{"group_ratio":1}',
+    ): ConsumeLog => ({
+      user_id: userId,
+      created_at: 1_700_000_000,
+      type: LogType.Consume,
+      content: 'model ratio 1.25',
+      username: `name-of-${userId}`,
+      token_id: tokenId,
+      token_name: `token-of-${userId}`,
+      model_name: 'gpt-4o',
+      prompt_tokens: 120,
+      completion_tokens: 45,
+      channel_id: channelId,
+      request_time: 1234,
+      first_response_time: 321,
+      is_stream: 1,
+      source_ip: '203.0.113.9',
+      group: 'vip',
+      metadata,
+    });
+    const reserveOk = async (req: Parameters<Ledger['reserve']>[0]): Promise<Reservation> => {
+      const r = await ledger.reserve(req);
+      if (!r.ok) throw new Error(`reserve refused: ${r.reason}`);
+      return r.reservation;
+    };
+
+    it('reserves from the user and a limited token, and release gives it all back', async () => {
+      const u = await addUser(10_000);
+      const t = await addToken(u, 3000);
+      const r = await reserveOk({ userId: u, tokenId: t, tokenUnlimited: false, amount: 1200 });
+      expect(await user(u)).toEqual({ quota: 8800, used: 0, requests: 0 });
+      expect(await token(t)).toMatchObject({ remain: 1800, used: 0 });
+      const released = await ledger.release(r);
+      expect(released).toEqual({
+        outcome: 'released',
+        reserved: 1200,
+        finalQuota: 0,
+        charged: 0,
+        refunded: 1200,
+        shortfall: 0,
+      });
+      expect(await user(u)).toEqual({ quota: 10_000, used: 0, requests: 0 });
+      expect(await token(t)).toEqual({ remain: 3000, used: 0, status: TokenStatus.Enabled });
+      expect(await logsOf(u)).toEqual([]);
+    });
+
+    it('refuses when the user cannot cover the reserve, changing nothing', async () => {
+      const u = await addUser(999);
+      const t = await addToken(u, 5000);
+      expect(await ledger.reserve({ userId: u, tokenId: t, tokenUnlimited: false, amount: 1000 })).toEqual({
+        ok: false,
+        reason: 'insufficient_user_quota',
+      });
+      expect((await user(u)).quota).toBe(999);
+      expect((await token(t)).remain).toBe(5000);
+      // Exactly the balance is enough.
+      await reserveOk({ userId: u, tokenId: t, tokenUnlimited: false, amount: 999 });
+      expect((await user(u)).quota).toBe(0);
+    });
+
+    it('refuses when a limited token cannot cover the reserve, rolling the user back', async () => {
+      const u = await addUser(10_000);
+      const t = await addToken(u, 500);
+      expect(await ledger.reserve({ userId: u, tokenId: t, tokenUnlimited: false, amount: 501 })).toEqual({
+        ok: false,
+        reason: 'insufficient_token_quota',
+      });
+      expect((await user(u)).quota).toBe(10_000);
+      expect((await token(t)).remain).toBe(500);
+    });
+
+    it('settles below the reserve: refunds the difference and writes the log with the exact quota', async () => {
+      const u = await addUser(10_000);
+      const t = await addToken(u, 4000);
+      const c = await addChannel();
+      const r = await reserveOk({ userId: u, tokenId: t, tokenUnlimited: false, amount: 1000 });
+      const s = await ledger.settle(r, 337, logFor(u, t, c));
+      expect(s).toEqual({
+        outcome: 'settled',
+        reserved: 1000,
+        finalQuota: 337,
+        charged: 337,
+        refunded: 663,
+        shortfall: 0,
+      });
+      expect(await user(u)).toEqual({ quota: 9663, used: 337, requests: 1 });
+      expect(await token(t)).toEqual({ remain: 3663, used: 337, status: TokenStatus.Enabled });
+      expect(await channelUsed(c)).toBe(337);
+      const logs = await logsOf(u);
+      expect(logs).toHaveLength(1);
+      const { id, ...row } = logs[0]!;
+      expect(typeof id).toBe('number');
+      expect(row).toEqual({ ...logFor(u, t, c), quota: 337 });
+    });
+
+    it('settles above the reserve when the balance covers it', async () => {
+      const u = await addUser(10_000);
+      const t = await addToken(u, 4000);
+      const c = await addChannel();
+      const r = await reserveOk({ userId: u, tokenId: t, tokenUnlimited: false, amount: 100 });
+      const s = await ledger.settle(r, 2650, logFor(u, t, c));
+      expect(s).toMatchObject({ charged: 2650, refunded: 0, shortfall: 0 });
+      expect(await user(u)).toEqual({ quota: 7350, used: 2650, requests: 1 });
+      expect(await token(t)).toEqual({ remain: 1350, used: 2650, status: TokenStatus.Enabled });
+      expect(await channelUsed(c)).toBe(2650);
+      const [log] = await logsOf(u);
+      expect(log?.quota).toBe(2650);
+      expect(JSON.parse(log!.metadata)).toEqual({ group_ratio: 1 });
+    });
+
+    it('charges what is left when the token cannot cover the excess: token exhausted, shortfall logged', async () => {
+      const u = await addUser(1000);
+      const t = await addToken(u, 500);
+      const c = await addChannel();
+      const r = await reserveOk({ userId: u, tokenId: t, tokenUnlimited: false, amount: 400 });
+      const s = await ledger.settle(r, 900, logFor(u, t, c));
+      // 500 more wanted; the token has 100 left, the user 600: 100 is taken, 400 is short.
+      expect(s).toEqual({
+        outcome: 'settled',
+        reserved: 400,
+        finalQuota: 900,
+        charged: 500,
+        refunded: 0,
+        shortfall: 400,
+      });
+      expect(await token(t)).toEqual({ remain: 0, used: 500, status: TokenStatus.Exhausted });
+      expect(await user(u)).toEqual({ quota: 500, used: 500, requests: 1 });
+      expect(await channelUsed(c)).toBe(500);
+      const [log] = await logsOf(u);
+      expect(log?.quota).toBe(500);
+      expect(JSON.parse(log!.metadata)).toEqual({ group_ratio: 1, shortfall: 400 });
+    });
+
+    it('charges what is left when the user cannot cover the excess: balance 0, never negative', async () => {
+      const u = await addUser(300);
+      const t = await addToken(u, 0, true);
+      const c = await addChannel();
+      const r = await reserveOk({ userId: u, tokenId: t, tokenUnlimited: true, amount: 200 });
+      const s = await ledger.settle(r, 1000, logFor(u, t, c, 'not json'));
+      expect(s).toMatchObject({ charged: 300, shortfall: 700 });
+      expect(await user(u)).toEqual({ quota: 0, used: 300, requests: 1 });
+      // Unlimited: remain untouched, status untouched, used counted.
+      expect(await token(t)).toEqual({ remain: 0, used: 300, status: TokenStatus.Enabled });
+      const [log] = await logsOf(u);
+      expect(log?.quota).toBe(300);
+      expect(JSON.parse(log!.metadata)).toEqual({ detail: 'not json', shortfall: 700 });
+    });
+
+    it('exhausts a limited token that an extra charge brings to exactly zero', async () => {
+      const u = await addUser(10_000);
+      const t = await addToken(u, 600);
+      const r = await reserveOk({ userId: u, tokenId: t, tokenUnlimited: false, amount: 100 });
+      const s = await ledger.settle(r, 600, logFor(u, t, 0));
+      expect(s.shortfall).toBe(0);
+      expect(await token(t)).toEqual({ remain: 0, used: 600, status: TokenStatus.Exhausted });
+      // A token that only reached zero through its reserve is left to the auth check.
+      const t2 = await addToken(u, 100);
+      const r2 = await reserveOk({ userId: u, tokenId: t2, tokenUnlimited: false, amount: 100 });
+      await ledger.settle(r2, 100, logFor(u, t2, 0));
+      expect(await token(t2)).toEqual({ remain: 0, used: 100, status: TokenStatus.Enabled });
+    });
+
+    it('leaves an unlimited token balance alone on reserve and settle', async () => {
+      const u = await addUser(5000);
+      const t = await addToken(u, 42, true);
+      const r = await reserveOk({ userId: u, tokenId: t, tokenUnlimited: true, amount: 4000 });
+      expect(await token(t)).toEqual({ remain: 42, used: 0, status: TokenStatus.Enabled });
+      await ledger.settle(r, 1500, logFor(u, t, 0));
+      expect(await token(t)).toEqual({ remain: 42, used: 1500, status: TokenStatus.Enabled });
+      expect(await user(u)).toEqual({ quota: 3500, used: 1500, requests: 1 });
+    });
+
+    it('settles exactly once: repeated settle or release is a no-op with the first answer', async () => {
+      const u = await addUser(10_000);
+      const t = await addToken(u, 10_000);
+      const c = await addChannel();
+      const r = await reserveOk({ userId: u, tokenId: t, tokenUnlimited: false, amount: 500 });
+      const [a, b] = await Promise.all([
+        ledger.settle(r, 200, logFor(u, t, c)),
+        ledger.settle(r, 200, logFor(u, t, c)),
+      ]);
+      expect(b).toBe(a);
+      expect(await ledger.settle(r, 9000, logFor(u, t, c))).toBe(a);
+      expect(await ledger.release(r)).toBe(a);
+      expect(await user(u)).toEqual({ quota: 9800, used: 200, requests: 1 });
+      expect(await token(t)).toMatchObject({ remain: 9800, used: 200 });
+      expect(await channelUsed(c)).toBe(200);
+      expect(await logsOf(u)).toHaveLength(1);
+
+      const r2 = await reserveOk({ userId: u, tokenId: t, tokenUnlimited: false, amount: 300 });
+      const released = await ledger.release(r2);
+      expect(await ledger.settle(r2, 300, logFor(u, t, c))).toBe(released);
+      expect(await ledger.release(r2)).toBe(released);
+      expect(await user(u)).toEqual({ quota: 9800, used: 200, requests: 1 });
+      expect(await logsOf(u)).toHaveLength(1);
+    });
+
+    it('refuses reservations it did not issue and bad amounts', async () => {
+      const forged: Reservation = { userId: 1, tokenId: 1, tokenUnlimited: false, amount: 5 };
+      await expect(ledger.settle(forged, 1, logFor(1, 1, 0))).rejects.toThrow('Not a reservation');
+      await expect(ledger.release(forged)).rejects.toThrow('Not a reservation');
+      await expect(
+        ledger.reserve({ userId: 1, tokenId: 1, tokenUnlimited: false, amount: -1 }),
+      ).rejects.toThrow(RangeError);
+      await expect(
+        ledger.reserve({ userId: 1, tokenId: 1, tokenUnlimited: false, amount: 1.5 }),
+      ).rejects.toThrow(RangeError);
+      const u = await addUser(100);
+      const t = await addToken(u, 100);
+      const r = await reserveOk({ userId: u, tokenId: t, tokenUnlimited: false, amount: 10 });
+      await expect(ledger.settle(r, -5, logFor(u, t, 0))).rejects.toThrow(RangeError);
+      // The bad call changed nothing, so the reservation can still be settled properly.
+      expect((await ledger.settle(r, 10, logFor(u, t, 0))).charged).toBe(10);
+      expect(await user(u)).toEqual({ quota: 90, used: 10, requests: 1 });
+    });
+
+    it('lets a free call through a zero balance and still counts and logs it', async () => {
+      const u = await addUser(0);
+      const t = await addToken(u, 0);
+      const r = await reserveOk({ userId: u, tokenId: t, tokenUnlimited: false, amount: 0 });
+      const s = await ledger.settle(r, 0, logFor(u, t, 0));
+      expect(s).toMatchObject({ charged: 0, shortfall: 0 });
+      expect(await user(u)).toEqual({ quota: 0, used: 0, requests: 1 });
+      expect((await logsOf(u))[0]?.quota).toBe(0);
+      expect(
+        (await ledger.release(await reserveOk({ userId: u, tokenId: t, tokenUnlimited: false, amount: 0 })))
+          .refunded,
+      ).toBe(0);
+    });
+
+    it('skips the log row when consume logging is off, but still moves the money', async () => {
+      const u = await addUser(1000);
+      const t = await addToken(u, 1000);
+      const c = await addChannel();
+      const r = await reserveOk({ userId: u, tokenId: t, tokenUnlimited: false, amount: 100 });
+      await ledger.settle(r, 70, logFor(u, t, c), { recordLog: false });
+      expect(await user(u)).toEqual({ quota: 930, used: 70, requests: 1 });
+      expect(await channelUsed(c)).toBe(70);
+      expect(await logsOf(u)).toEqual([]);
+    });
+
+    it('never overdraws the user under 200 concurrent reserves', async () => {
+      const u = await addUser(10_000);
+      const t = await addToken(u, 0, true);
+      const results = await Promise.all(
+        Array.from({ length: 200 }, () =>
+          ledger.reserve({ userId: u, tokenId: t, tokenUnlimited: true, amount: 130 }),
+        ),
+      );
+      const k = results.filter((r) => r.ok).length;
+      expect(k).toBe(Math.floor(10_000 / 130));
+      expect(results.filter((r) => !r.ok && r.reason === 'insufficient_user_quota')).toHaveLength(200 - k);
+      expect((await user(u)).quota).toBe(10_000 - k * 130);
+    });
+
+    it('never overdraws a limited token under 200 concurrent reserves, and rolls refused users back', async () => {
+      const u = await addUser(1_000_000);
+      const t = await addToken(u, 5000);
+      const results = await Promise.all(
+        Array.from({ length: 200 }, () =>
+          ledger.reserve({ userId: u, tokenId: t, tokenUnlimited: false, amount: 130 }),
+        ),
+      );
+      const k = results.filter((r) => r.ok).length;
+      expect(k).toBe(Math.floor(5000 / 130));
+      expect(results.filter((r) => !r.ok && r.reason === 'insufficient_token_quota')).toHaveLength(200 - k);
+      expect((await token(t)).remain).toBe(5000 - k * 130);
+      expect((await user(u)).quota).toBe(1_000_000 - k * 130);
+    });
+
+    it('keeps money and records in agreement under 200 concurrent requests with overruns', async () => {
+      const start = 20_000;
+      const u = await addUser(start);
+      const t = await addToken(u, 15_000);
+      const c = await addChannel();
+      let rng = 12345;
+      const rand = (n: number) => {
+        rng = (rng * 1103515245 + 12345) % 2 ** 31;
+        return rng % n;
+      };
+      const plans = Array.from({ length: 200 }, (_, i) => ({
+        amount: 50 + rand(200),
+        final: rand(600),
+        fail: i % 7 === 0,
+      }));
+      const outcomes = await Promise.all(
+        plans.map(async (p) => {
+          const r = await ledger.reserve({ userId: u, tokenId: t, tokenUnlimited: false, amount: p.amount });
+          if (!r.ok) return undefined;
+          return p.fail
+            ? ledger.release(r.reservation)
+            : ledger.settle(r.reservation, p.final, logFor(u, t, c));
+        }),
+      );
+      const settled = outcomes.filter((o) => o?.outcome === 'settled');
+      const logs = await logsOf(u);
+      const logged = logs.reduce((sum, l) => sum + toNumber(l.quota), 0);
+      const after = await user(u);
+      const tok = await token(t);
+      expect(after.quota).toBeGreaterThanOrEqual(0);
+      expect(tok.remain).toBeGreaterThanOrEqual(0);
+      expect(logs).toHaveLength(settled.length);
+      expect(after.requests).toBe(settled.length);
+      expect(after.used).toBe(logged);
+      expect(tok.used).toBe(logged);
+      expect(await channelUsed(c)).toBe(logged);
+      expect(after.quota).toBe(start - logged);
+      expect(tok.remain).toBe(15_000 - logged);
+      expect(settled.reduce((s, o) => s + (o?.charged ?? 0), 0)).toBe(logged);
+      // The token ran dry at some point, so overruns were cut short rather than overdrawn.
+      expect(settled.some((o) => (o?.shortfall ?? 0) > 0) || tok.remain > 0).toBe(true);
+    });
+  });
+}
