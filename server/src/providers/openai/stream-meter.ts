@@ -1,0 +1,381 @@
+import type { Usage } from '../usage.js';
+import { fromOpenAiUsage, isMeaningfulUsage, toOpenAiChatUsage } from '../usage.js';
+import { errorFromObject, type UpstreamErrorFields } from './errors.js';
+
+// Reads an OpenAI-style SSE stream as its bytes pass to the client. It never changes a byte; the
+// one thing it may do is leave out the usage-only chunk that the gateway itself asked for
+// (`include_usage` added to the request) when the client did not ask for it.
+//
+// Cost: most events are looked at with a few native Buffer searches and not parsed. JSON.parse
+// runs only on the first event (for id/model), on events that carry a usage object or an error,
+// and, lazily, on the retained events when no usage ever arrived and the text must be counted.
+
+const LF = 0x0a;
+const CR = 0x0d;
+const COLON = 0x3a;
+const DATA = Buffer.from('data');
+const EVENT = Buffer.from('event');
+const DONE = Buffer.from('[DONE]');
+const USAGE_KEY = Buffer.from('"usage"');
+const ERROR_KEY = Buffer.from('"error"');
+const NEWLINE = Buffer.from('\n');
+const EMPTY = Buffer.alloc(0);
+
+/** Retained event payloads beyond this are reduced to their text, so memory stays bounded. */
+const DEFAULT_MAX_RETAINED_BYTES = 1024 * 1024;
+
+export interface OpenAiStreamMeterOptions {
+  /** Leave out the usage-only chunk (empty `choices`) from what the client receives. */
+  dropUsageChunk?: boolean;
+  maxRetainedBytes?: number;
+}
+
+/** Identity of the stream, from its first chunk; used to write a chunk in the same stream. */
+export interface StreamIdentity {
+  id: string;
+  model: string;
+  created: number;
+  object: string;
+}
+
+type JsonRecord = Record<string, unknown>;
+
+function isRecord(v: unknown): v is JsonRecord {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function parseJson(data: Buffer): unknown {
+  try {
+    return JSON.parse(data.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether `"usage"` appears followed by an object (not `null`), without parsing the event. */
+function hasUsageObject(data: Buffer): boolean {
+  let at = data.indexOf(USAGE_KEY);
+  while (at !== -1) {
+    let i = at + USAGE_KEY.length;
+    while (data[i] === 0x20 || data[i] === 0x09) i++;
+    if (data[i] === COLON) {
+      i++;
+      while (data[i] === 0x20 || data[i] === 0x09) i++;
+      if (data[i] === 0x7b) return true;
+    }
+    at = data.indexOf(USAGE_KEY, at + 1);
+  }
+  return false;
+}
+
+/** The usage of one parsed chunk: top level (OpenAI), per choice (Moonshot), `x_groq`, or Responses. */
+function usageOf(chunk: JsonRecord): Usage | null {
+  if (isRecord(chunk.usage)) return fromOpenAiUsage(chunk.usage);
+  if (Array.isArray(chunk.choices)) {
+    for (const c of chunk.choices) if (isRecord(c) && isRecord(c.usage)) return fromOpenAiUsage(c.usage);
+  }
+  if (isRecord(chunk.x_groq) && isRecord(chunk.x_groq.usage)) return fromOpenAiUsage(chunk.x_groq.usage);
+  if (isRecord(chunk.response) && isRecord(chunk.response.usage))
+    return fromOpenAiUsage(chunk.response.usage);
+  return null;
+}
+
+function pushString(out: string[], v: unknown): void {
+  if (typeof v === 'string' && v) out.push(v);
+}
+
+function pushCalls(out: string[], calls: unknown): void {
+  if (!Array.isArray(calls)) return;
+  for (const call of calls) {
+    if (!isRecord(call) || !isRecord(call.function)) continue;
+    pushString(out, call.function.name);
+    pushString(out, call.function.arguments);
+  }
+}
+
+/**
+ * The generated text of one chunk: content, reasoning, refusals, tool-call names and arguments
+ * (chat), `text` (legacy completions) and `delta` strings (Responses API events).
+ */
+export function chunkText(chunk: unknown, out: string[]): void {
+  if (!isRecord(chunk)) return;
+  if (Array.isArray(chunk.choices)) {
+    for (const c of chunk.choices) {
+      if (!isRecord(c)) continue;
+      pushString(out, c.text);
+      const d = isRecord(c.delta) ? c.delta : isRecord(c.message) ? c.message : undefined;
+      if (!d) continue;
+      pushString(out, d.reasoning_content);
+      pushString(out, d.reasoning);
+      pushString(out, d.content);
+      pushString(out, d.refusal);
+      pushCalls(out, d.tool_calls);
+      if (isRecord(d.function_call)) {
+        pushString(out, d.function_call.name);
+        pushString(out, d.function_call.arguments);
+      }
+    }
+  }
+  if (typeof chunk.type === 'string' && chunk.type.endsWith('.delta')) pushString(out, chunk.delta);
+}
+
+function streamErrorOf(chunk: unknown, eventType: string, data: Buffer): UpstreamErrorFields | null {
+  if (isRecord(chunk)) {
+    if (chunk.type === 'response.failed' && isRecord(chunk.response) && isRecord(chunk.response.error)) {
+      return errorFromObject({ error: chunk.response.error });
+    }
+    if (chunk.error !== undefined || chunk.type === 'error' || eventType === 'error') {
+      const fields = errorFromObject(chunk);
+      if (fields) return fields;
+    }
+  }
+  if (eventType !== 'error') return null;
+  const message = data.toString('utf8').trim() || 'upstream stream error';
+  return { message: message.slice(0, 500), type: 'upstream_error', code: null, param: null };
+}
+
+type Decision = 'emit' | 'drop';
+
+export class OpenAiStreamMeter {
+  private readonly drop: boolean;
+  private readonly maxRetained: number;
+  /** Bytes of a line not yet terminated. */
+  private carry: Buffer | null = null;
+  /** The previous chunk ended in CR: an LF opening the next chunk completes that terminator. */
+  private pendingCr: 'held' | 'out' | 'dropped' | null = null;
+  private dataLines: Buffer[] = [];
+  private eventType = '';
+  private eventHasFields = false;
+  /** Drop mode: bytes of the event in progress, released or discarded when it ends. */
+  private held: Buffer[] = [];
+
+  private lastUsage: Usage | null = null;
+  private finalOutputSeen = false;
+  private retained: Buffer[] = [];
+  private retainedBytes = 0;
+  private texts: string[] = [];
+  private identityRead = false;
+
+  /** `data: [DONE]` arrived. */
+  done = false;
+  /** An error event arrived mid-stream. */
+  error: UpstreamErrorFields | null = null;
+  /** Number of SSE events seen. */
+  events = 0;
+  /** True once the usage-only chunk was left out of the client's bytes. */
+  droppedUsageChunk = false;
+  identity: StreamIdentity | null = null;
+
+  constructor(options: OpenAiStreamMeterOptions = {}) {
+    this.drop = options.dropUsageChunk ?? false;
+    this.maxRetained = options.maxRetainedBytes ?? DEFAULT_MAX_RETAINED_BYTES;
+  }
+
+  /**
+   * The last usage the upstream reported that says something (all-zero usage counts as none), or
+   * null: then count `completionText()` locally.
+   */
+  get usage(): Usage | null {
+    return this.lastUsage;
+  }
+
+  /**
+   * The generated text, for counting when usage is missing or reports no output. Collection stops
+   * once a usage with output tokens has arrived, so the text is then incomplete and not needed.
+   */
+  completionText(): string {
+    this.reduceRetained();
+    return this.texts.join('');
+  }
+
+  /**
+   * Reads a chunk and returns the bytes for the client: the same Buffer when nothing is left out,
+   * otherwise the chunk's bytes minus the usage-only event (held back until its event is complete).
+   */
+  write(chunk: Buffer): Buffer {
+    if (chunk.length === 0) return chunk;
+    const out: Buffer[] = [];
+    let pos = 0;
+    if (this.pendingCr !== null) {
+      const owner = this.pendingCr;
+      this.pendingCr = null;
+      if (chunk[0] === LF) {
+        pos = 1;
+        if (this.drop && owner !== 'dropped') (owner === 'held' ? this.held : out).push(chunk.subarray(0, 1));
+      }
+    }
+    let lf = -2;
+    let cr = -2;
+    while (pos < chunk.length) {
+      if (lf !== -1 && lf < pos) lf = chunk.indexOf(LF, pos);
+      if (cr !== -1 && cr < pos) cr = chunk.indexOf(CR, pos);
+      const term = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
+      if (term === -1) {
+        const rest = chunk.subarray(pos);
+        this.carry = this.carry ? Buffer.concat([this.carry, rest]) : Buffer.from(rest);
+        if (this.drop) this.held.push(rest);
+        break;
+      }
+      let end = term + 1;
+      let crAtEnd = false;
+      if (chunk[term] === CR) {
+        if (term + 1 < chunk.length) {
+          if (chunk[term + 1] === LF) end = term + 2;
+        } else {
+          crAtEnd = true;
+        }
+      }
+      const piece = chunk.subarray(pos, term);
+      const line = this.carry ? Buffer.concat([this.carry, piece]) : piece;
+      this.carry = null;
+      if (this.drop) this.held.push(chunk.subarray(pos, end));
+      const decision = this.line(line);
+      if (decision !== null && this.drop) {
+        if (decision === 'emit') out.push(...this.held);
+        else this.droppedUsageChunk = true;
+        this.held = [];
+      }
+      if (crAtEnd) this.pendingCr = decision === null ? 'held' : decision === 'emit' ? 'out' : 'dropped';
+      pos = end;
+    }
+    if (!this.drop) return chunk;
+    if (out.length === 0) return EMPTY;
+    return out.length === 1 && out[0] ? out[0] : Buffer.concat(out);
+  }
+
+  /** The upstream ended: reads an unterminated last event and returns bytes still held back. */
+  end(): Buffer {
+    let decision: Decision | null = null;
+    if (this.carry) {
+      const line = this.carry;
+      this.carry = null;
+      decision = this.line(line);
+    }
+    if (decision === null && this.eventHasFields) decision = this.dispatch();
+    if (!this.drop) return EMPTY;
+    const held = this.held;
+    this.held = [];
+    if (decision === 'drop') {
+      this.droppedUsageChunk = true;
+      return EMPTY;
+    }
+    return held.length ? Buffer.concat(held) : EMPTY;
+  }
+
+  /** One complete line (without terminator); returns a decision when it ended an event. */
+  private line(line: Buffer): Decision | null {
+    if (line.length === 0) return this.dispatch();
+    if (line[0] === COLON) return null;
+    const colon = line.indexOf(COLON);
+    const name = colon === -1 ? line : line.subarray(0, colon);
+    let value = colon === -1 ? EMPTY : line.subarray(colon + 1);
+    if (value[0] === 0x20) value = value.subarray(1);
+    if (name.equals(DATA)) {
+      this.dataLines.push(value);
+      this.eventHasFields = true;
+    } else if (name.equals(EVENT)) {
+      this.eventType = value.toString('utf8');
+      this.eventHasFields = true;
+    }
+    return null;
+  }
+
+  private dispatch(): Decision {
+    if (!this.eventHasFields) return 'emit';
+    const lines = this.dataLines;
+    const eventType = this.eventType;
+    this.dataLines = [];
+    this.eventType = '';
+    this.eventHasFields = false;
+    this.events++;
+    const data = lines.length === 1 && lines[0] ? lines[0] : joinLines(lines);
+    if (data.equals(DONE)) {
+      this.done = true;
+      return 'emit';
+    }
+    const withUsage = hasUsageObject(data);
+    const withError = eventType === 'error' || data.indexOf(ERROR_KEY) !== -1;
+    if (!withUsage && !withError && this.identityRead) {
+      if (!this.finalOutputSeen) this.retain(data);
+      return 'emit';
+    }
+    const chunk = parseJson(data);
+    if (!this.identityRead) {
+      this.identityRead = true;
+      if (isRecord(chunk)) this.identity = identityOf(chunk);
+    }
+    if (withError) {
+      const err = streamErrorOf(chunk, eventType, data);
+      if (err) {
+        this.error = err;
+        return 'emit';
+      }
+    }
+    if (!this.finalOutputSeen) chunkText(chunk, this.texts);
+    if (!withUsage || !isRecord(chunk)) return 'emit';
+    const usage = usageOf(chunk);
+    if (isMeaningfulUsage(usage)) {
+      this.lastUsage = usage;
+      if (usage.outputTokens > 0) {
+        this.finalOutputSeen = true;
+        this.retained = [];
+        this.retainedBytes = 0;
+      }
+    }
+    const usageOnly = isRecord(chunk.usage) && Array.isArray(chunk.choices) && chunk.choices.length === 0;
+    return this.drop && usageOnly ? 'drop' : 'emit';
+  }
+
+  private retain(data: Buffer): void {
+    this.retained.push(Buffer.from(data));
+    this.retainedBytes += data.length;
+    if (this.retainedBytes > this.maxRetained) this.reduceRetained();
+  }
+
+  private reduceRetained(): void {
+    for (const data of this.retained) chunkText(parseJson(data), this.texts);
+    this.retained = [];
+    this.retainedBytes = 0;
+  }
+}
+
+function joinLines(lines: Buffer[]): Buffer {
+  const parts: Buffer[] = [];
+  lines.forEach((l, i) => {
+    if (i > 0) parts.push(NEWLINE);
+    parts.push(l);
+  });
+  return Buffer.concat(parts);
+}
+
+function identityOf(chunk: JsonRecord): StreamIdentity {
+  return {
+    id: typeof chunk.id === 'string' ? chunk.id : '',
+    model: typeof chunk.model === 'string' ? chunk.model : '',
+    created: typeof chunk.created === 'number' ? chunk.created : Math.floor(Date.now() / 1000),
+    object: typeof chunk.object === 'string' ? chunk.object : 'chat.completion.chunk',
+  };
+}
+
+/**
+ * A usage-only chunk in the stream's identity, for a client that asked for `include_usage` when the
+ * upstream sent no usage (the gateway then reports what it counted).
+ */
+export function formatUsageChunk(identity: StreamIdentity, usage: Usage): Buffer {
+  const chunk = {
+    id: identity.id,
+    object: identity.object,
+    created: identity.created,
+    model: identity.model,
+    choices: [],
+    usage: toOpenAiChatUsage(usage),
+  };
+  return Buffer.from(`data: ${JSON.stringify(chunk)}\n\n`);
+}
+
+/** The event that ends a client stream when the upstream failed after the first byte. */
+export function formatErrorEvent(error: UpstreamErrorFields): Buffer {
+  return Buffer.from(`data: ${JSON.stringify({ error })}\n\n`);
+}
+
+export const DONE_EVENT = Buffer.from('data: [DONE]\n\n');

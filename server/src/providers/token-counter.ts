@@ -1,0 +1,191 @@
+// Local token counting, the fallback when an upstream reports no usage (and the prompt estimate
+// used to reserve quota). gpt-tokenizer is pure JS and offline; its encoders take a few hundred
+// milliseconds to load, so each is imported on first use instead of at start-up.
+
+export type EncodingName = 'o200k_base' | 'cl100k_base';
+
+/** Counts the tokens of a text. Special-token markers in user text are counted as plain text. */
+export interface Tokenizer {
+  readonly encoding: EncodingName;
+  count(text: string): number;
+}
+
+/** Chat overhead as OpenAI documents it for current models ("How to count tokens with tiktoken"). */
+export const TOKENS_PER_MESSAGE = 3;
+export const TOKENS_PER_NAME = 1;
+export const REPLY_PRIMING_TOKENS = 3;
+
+/**
+ * Fixed estimates for image parts, since images are not downloaded to measure them. OpenAI bills a
+ * low-detail image 85 tokens, and a high-detail one 85 + 170 per 512px tile after scaling; 765 is a
+ * 1024x1024 image (4 tiles), used for `high` and `auto`.
+ */
+export const IMAGE_TOKENS: Readonly<Record<'low' | 'high' | 'auto', number>> = {
+  low: 85,
+  high: 765,
+  auto: 765,
+};
+
+const O200K_FAMILIES = [
+  /^gpt-4o/,
+  /^chatgpt-4o/,
+  /^gpt-4\.1/,
+  /^gpt-4\.5/,
+  /^gpt-5/,
+  /^gpt-oss/,
+  /^gpt-image/,
+  /^gpt-realtime/,
+  /^gpt-audio/,
+  /^o\d/,
+  /^omni-/,
+  /^codex-/,
+];
+
+/** o200k for gpt-4o, 4.1, 4.5, 5, the o-series and their relatives; cl100k for everything else. */
+export function encodingForModel(model: string): EncodingName {
+  const name = model.toLowerCase().replace(/^.*\//, '');
+  return O200K_FAMILIES.some((re) => re.test(name)) ? 'o200k_base' : 'cl100k_base';
+}
+
+type JsonRecord = Record<string, unknown>;
+
+function isRecord(v: unknown): v is JsonRecord {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function textTokens(tok: Tokenizer, v: unknown): number {
+  return typeof v === 'string' && v ? tok.count(v) : 0;
+}
+
+function imageTokens(part: JsonRecord): number {
+  const image = isRecord(part.image_url) ? part.image_url : {};
+  const detail = image.detail === 'low' || image.detail === 'high' ? image.detail : 'auto';
+  return IMAGE_TOKENS[detail];
+}
+
+/** Tokens of a message `content`: a string, or parts of which text and images are counted. */
+function contentTokens(tok: Tokenizer, content: unknown): number {
+  if (typeof content === 'string') return textTokens(tok, content);
+  if (!Array.isArray(content)) return 0;
+  let n = 0;
+  for (const part of content) {
+    if (typeof part === 'string') n += textTokens(tok, part);
+    else if (!isRecord(part)) continue;
+    else if (part.type === 'image_url' || part.type === 'input_image') n += imageTokens(part);
+    else n += textTokens(tok, part.text);
+  }
+  return n;
+}
+
+function callTokens(tok: Tokenizer, calls: unknown): number {
+  if (!Array.isArray(calls)) return 0;
+  let n = 0;
+  for (const call of calls) {
+    if (!isRecord(call) || !isRecord(call.function)) continue;
+    n += textTokens(tok, call.function.name) + textTokens(tok, call.function.arguments);
+  }
+  return n;
+}
+
+/**
+ * Prompt tokens of chat messages: 3 per message, the tokens of every string field (role, content
+ * text, name, tool_call_id, ...), 1 more per `name`, 3 for the reply priming. Content parts count
+ * their text and images by IMAGE_TOKENS; audio and file parts are not estimated.
+ */
+export function countChatMessages(tok: Tokenizer, messages: unknown): number {
+  if (!Array.isArray(messages)) return 0;
+  let n = 0;
+  for (const m of messages) {
+    if (!isRecord(m)) continue;
+    n += TOKENS_PER_MESSAGE;
+    for (const [key, value] of Object.entries(m)) {
+      if (key === 'content') n += contentTokens(tok, value);
+      else if (key === 'tool_calls') n += callTokens(tok, value);
+      else if (key === 'function_call' && isRecord(value)) {
+        n += textTokens(tok, value.name) + textTokens(tok, value.arguments);
+      } else if (typeof value === 'string') {
+        n += textTokens(tok, value);
+        if (key === 'name') n += TOKENS_PER_NAME;
+      }
+    }
+  }
+  return n + REPLY_PRIMING_TOKENS;
+}
+
+/**
+ * Tokens of tool definitions. OpenAI does not document how tools are rendered into the prompt;
+ * counting each function's JSON is a rough estimate that errs slightly high.
+ */
+export function countTools(tok: Tokenizer, tools: unknown): number {
+  if (!Array.isArray(tools)) return 0;
+  let n = 0;
+  for (const tool of tools) {
+    if (isRecord(tool) && isRecord(tool.function)) n += tok.count(JSON.stringify(tool.function));
+  }
+  return n;
+}
+
+/** Prompt tokens of a chat/completions request body: its messages and tools. */
+export function countChatRequest(tok: Tokenizer, body: JsonRecord): number {
+  return countChatMessages(tok, body.messages) + countTools(tok, body.tools ?? body.functions);
+}
+
+/**
+ * Tokens of an embeddings `input` or a completions `prompt`: a string, an array of strings, an
+ * array of token ids, or an array of token-id arrays (those count their length).
+ */
+export function countInput(tok: Tokenizer, input: unknown): number {
+  if (typeof input === 'string') return textTokens(tok, input);
+  if (!Array.isArray(input)) return 0;
+  let n = 0;
+  for (const item of input) {
+    if (typeof item === 'string') n += textTokens(tok, item);
+    else if (typeof item === 'number') n += 1;
+    else if (Array.isArray(item)) n += item.length;
+  }
+  return n;
+}
+
+/** Tokens of generated text. */
+export function countText(tok: Tokenizer, text: string): number {
+  return textTokens(tok, text);
+}
+
+interface EncodingModule {
+  countTokens(text: string, options?: { disallowedSpecial?: Set<string> }): number;
+}
+
+async function loadEncoding(name: EncodingName): Promise<EncodingModule> {
+  return name === 'o200k_base'
+    ? import('gpt-tokenizer/encoding/o200k_base')
+    : import('gpt-tokenizer/encoding/cl100k_base');
+}
+
+/**
+ * Hands out tokenizers by model, loading each encoding once per instance (main.ts owns one).
+ * Loading is lazy, so the first count for a family costs the import.
+ */
+export class TokenCounter {
+  private readonly loading = new Map<EncodingName, Promise<Tokenizer>>();
+
+  tokenizer(model: string): Promise<Tokenizer> {
+    const encoding = encodingForModel(model);
+    let t = this.loading.get(encoding);
+    if (!t) {
+      t = loadEncoding(encoding).then((mod) => {
+        // An empty disallow list: text that looks like `<|endoftext|>` is counted, not rejected.
+        const options = { disallowedSpecial: new Set<string>() };
+        return { encoding, count: (text: string) => mod.countTokens(text, options) };
+      });
+      // A failed import may be retried by the next caller.
+      t.catch(() => this.loading.delete(encoding));
+      this.loading.set(encoding, t);
+    }
+    return t;
+  }
+
+  /** Starts loading the encodings in the background (e.g. after the server listens). */
+  warmUp(): void {
+    for (const model of ['gpt-4o', 'gpt-4']) this.tokenizer(model).catch(() => {});
+  }
+}
