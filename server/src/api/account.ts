@@ -12,6 +12,7 @@ import { z } from 'zod';
 import { newAffCode, newRandomPassword, newResetToken, newVerificationCode } from '../auth/random-codes.js';
 import { clearSessionCookie, setSessionCookie } from '../auth/session-cookie.js';
 import { isUniqueViolation } from '../db/dialect.js';
+import { newUserRow } from '../db/queries/users.js';
 import { ApiError } from '../http/api-error.js';
 import { type RouteContext, WithMessage } from '../http/route.js';
 import type { Services } from '../services.js';
@@ -92,31 +93,18 @@ export async function register({
   const now = s.clock.nowSeconds();
   for (let attempt = 0; ; attempt++) {
     try {
-      const id = await s.repos.users.insert({
-        username: body.username,
-        password_hash: passwordHash,
-        display_name: body.username,
-        role: Role.Common,
-        status: UserStatus.Enabled,
-        email,
-        avatar_url: '',
-        github_id: '',
-        wechat_id: '',
-        lark_id: '',
-        oidc_id: '',
-        telegram_id: 0,
-        access_token_hash: null,
-        quota: o.QuotaForNewUser,
-        used_quota: 0,
-        request_count: 0,
-        group: 'default',
-        aff_code: newAffCode(),
-        inviter_id: inviter?.id ?? 0,
-        last_login_time: 0,
-        last_login_ip: '',
-        created_time: now,
-        deleted_at: null,
-      });
+      const id = await s.repos.users.insert(
+        newUserRow({
+          username: body.username,
+          password_hash: passwordHash,
+          role: Role.Common,
+          email,
+          quota: o.QuotaForNewUser,
+          aff_code: newAffCode(),
+          inviter_id: inviter?.id ?? 0,
+          created_time: now,
+        }),
+      );
       return { id };
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;

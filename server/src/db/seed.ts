@@ -1,8 +1,9 @@
-import { defaultPrices, Role, reservedModelOwners, UserStatus } from '@switchyard/domain';
+import { defaultPrices, Role, reservedModelOwners } from '@switchyard/domain';
 import type { PasswordHasher } from '../auth/passwords.js';
 import { newAffCode, newRandomPassword } from '../auth/random-codes.js';
 import type { Repos } from '../services.js';
 import { isUniqueViolation } from './dialect.js';
+import { newUserRow } from './queries/users.js';
 
 export interface SeedResult {
   /** Set when this start created the root user with a generated password (print it once). */
@@ -39,31 +40,17 @@ export async function seedDatabase(
   if ((await repos.users.count()) > 0) return { createdRoot: false };
   const password = initialRootPassword ?? newRandomPassword();
   try {
-    await repos.users.insert({
-      username: 'root',
-      password_hash: await passwords.hash(password),
-      display_name: 'Root User',
-      role: Role.Root,
-      status: UserStatus.Enabled,
-      email: '',
-      avatar_url: '',
-      github_id: '',
-      wechat_id: '',
-      lark_id: '',
-      oidc_id: '',
-      telegram_id: 0,
-      access_token_hash: null,
-      quota: 100_000_000,
-      used_quota: 0,
-      request_count: 0,
-      group: 'default',
-      aff_code: newAffCode(),
-      inviter_id: 0,
-      last_login_time: 0,
-      last_login_ip: '',
-      created_time: nowSeconds,
-      deleted_at: null,
-    });
+    await repos.users.insert(
+      newUserRow({
+        username: 'root',
+        password_hash: await passwords.hash(password),
+        display_name: 'Root User',
+        role: Role.Root,
+        quota: 100_000_000,
+        aff_code: newAffCode(),
+        created_time: nowSeconds,
+      }),
+    );
   } catch (err) {
     // Another node created root first.
     if (isUniqueViolation(err)) return { createdRoot: false };

@@ -4,6 +4,33 @@ import type { NewUser, UserPatch, UserRow } from '../tables.js';
 
 export type UsersQueries = ReturnType<typeof usersQueries>;
 
+/** A new user row: the given identity with every other column at its starting value. */
+export function newUserRow(
+  fields: Pick<NewUser, 'username' | 'password_hash' | 'role' | 'quota' | 'aff_code' | 'created_time'> &
+    Partial<NewUser>,
+): NewUser {
+  return {
+    display_name: fields.username,
+    status: 1,
+    email: '',
+    avatar_url: '',
+    github_id: '',
+    wechat_id: '',
+    lark_id: '',
+    oidc_id: '',
+    telegram_id: 0,
+    access_token_hash: null,
+    used_quota: 0,
+    request_count: 0,
+    group: 'default',
+    inviter_id: 0,
+    last_login_time: 0,
+    last_login_ip: '',
+    deleted_at: null,
+    ...fields,
+  };
+}
+
 export function usersQueries({ db, dialect }: Database) {
   const live = () => db.selectFrom('users').selectAll().where('deleted_at', 'is', null);
   return {
