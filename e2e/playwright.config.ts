@@ -1,0 +1,61 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { defineConfig } from '@playwright/test';
+import { ROOT } from './tests/support';
+
+const PORT = 3123;
+
+// Workers load this file too; they inherit the directory chosen by the main process instead of
+// making their own.
+process.env.SWITCHYARD_E2E_DATA_DIR ??= mkdtempSync(join(tmpdir(), 'switchyard-e2e-'));
+
+export default defineConfig({
+  testDir: './tests',
+  outputDir: '../test-results/e2e',
+  fullyParallel: true,
+  forbidOnly: !!process.env.CI,
+  retries: 0,
+  workers: process.env.CI ? 2 : undefined,
+  // .ci/run collects the counts from the JSON report it names in PLAYWRIGHT_JSON_OUTPUT_NAME.
+  reporter: process.env.PLAYWRIGHT_JSON_OUTPUT_NAME ? [['list'], ['json']] : 'list',
+  timeout: 30_000,
+  expect: { timeout: 7_000 },
+  use: {
+    baseURL: `http://127.0.0.1:${PORT}`,
+    locale: 'zh-CN',
+    trace: 'retain-on-failure',
+    screenshot: 'only-on-failure',
+    launchOptions: {
+      executablePath: '/usr/bin/chromium',
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    },
+  },
+  projects: [{ name: 'chromium', use: { browserName: 'chromium' } }],
+  webServer: {
+    command: 'node server/dist/main.js',
+    cwd: '..',
+    url: `http://127.0.0.1:${PORT}/api/status`,
+    reuseExistingServer: false,
+    timeout: 60_000,
+    stdout: 'ignore',
+    stderr: 'pipe',
+    env: {
+      PORT: String(PORT),
+      DATA_DIR: process.env.SWITCHYARD_E2E_DATA_DIR,
+      INITIAL_ROOT_PASSWORD: ROOT.password,
+      LOG_LEVEL: 'warn',
+      // Every test signs in; the per-IP sign-in limit (20 per 20 min) would otherwise trip mid-run.
+      CRITICAL_RATE_LIMIT: '0',
+      API_RATE_LIMIT: '0',
+    },
+  },
+});

@@ -1,0 +1,18 @@
+import type { ReactNode } from 'react';
+import { Navigate, Outlet, useLocation } from 'react-router';
+import { ForbiddenCard } from '../../features/errors/forbidden-card';
+import { useSession } from '../session-context';
+
+/** Spec §4: a protected view sends a visitor without a session to /login. */
+export function RequireAuth({ children }: { children: ReactNode }) {
+  const { user } = useSession();
+  const location = useLocation();
+  if (!user) return <Navigate to="/login" replace state={{ from: location.pathname }} />;
+  return children;
+}
+
+/** Administrators' screens (spec §6); the sidebar already hides them from everyone else. */
+export function RequireAdmin() {
+  const { isAdmin } = useSession();
+  return isAdmin ? <Outlet /> : <ForbiddenCard />;
+}

@@ -1,0 +1,59 @@
+import { Navigate, type RouteObject } from 'react-router';
+import { TopProgress } from '../components/top-progress';
+import { RouteErrorPage } from '../features/errors/error-fallback';
+import { ConsoleLayout } from './layouts/console-layout';
+import { PublicLayout } from './layouts/public-layout';
+import { RequireAdmin, RequireAuth } from './layouts/require-auth';
+import { RootLayout } from './layouts/root-layout';
+import type { RouteHandle } from './route-handle';
+import {
+  adminOnlyPaths,
+  menu,
+  PANEL_BASE,
+  PANEL_HOME,
+  type PageRoute,
+  panelRoutes,
+  publicRoutes,
+} from './routes';
+
+function pageRoute(page: PageRoute): RouteObject {
+  const handle: RouteHandle = { title: page.title };
+  const lazy = async () => ({ Component: (await page.load()).default });
+  // Each page has its own error element so the layout (and its navigation) survives a broken page.
+  const common = { handle, lazy, errorElement: <RouteErrorPage /> };
+  return page.path === '' ? { index: true, ...common } : { path: page.path, ...common };
+}
+
+/** The router's tree, built from the routes table. */
+export function buildRoutes(): RouteObject[] {
+  const adminPaths = adminOnlyPaths(menu);
+  return [
+    {
+      id: 'root',
+      element: <RootLayout />,
+      errorElement: <RouteErrorPage />,
+      hydrateFallbackElement: <TopProgress />,
+      children: [
+        { element: <PublicLayout />, children: publicRoutes.map(pageRoute) },
+        {
+          path: 'panel',
+          element: (
+            <RequireAuth>
+              <ConsoleLayout />
+            </RequireAuth>
+          ),
+          children: [
+            { index: true, element: <Navigate to={PANEL_HOME} replace /> },
+            ...panelRoutes.filter((page) => !adminPaths.has(page.path)).map(pageRoute),
+            {
+              element: <RequireAdmin />,
+              children: panelRoutes.filter((page) => adminPaths.has(page.path)).map(pageRoute),
+            },
+            { path: '*', element: <Navigate to={`${PANEL_BASE}/404`} replace /> },
+          ],
+        },
+        { path: '*', element: <Navigate to="/404" replace /> },
+      ],
+    },
+  ];
+}

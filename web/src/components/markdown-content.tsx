@@ -1,0 +1,31 @@
+import Box, { type BoxProps } from '@mui/material/Box';
+import { useMemo } from 'react';
+import { renderMarkdown, sanitizeHtml } from '../lib/markdown';
+
+interface Props extends Omit<BoxProps, 'children'> {
+  /** Markdown (administrators may also write HTML); always sanitised before it reaches the page. */
+  text: string;
+  /** The text is already HTML (custom footer): sanitise only. */
+  html?: boolean;
+}
+
+export function MarkdownContent({ text, html = false, sx, ...rest }: Props) {
+  const content = useMemo(() => (html ? sanitizeHtml(text) : renderMarkdown(text)), [text, html]);
+  return (
+    <Box
+      {...rest}
+      sx={[
+        {
+          overflowWrap: 'anywhere',
+          '& img': { maxWidth: '100%' },
+          '& a': { color: 'primary.main' },
+          '& pre': { overflowX: 'auto', p: 1.5, borderRadius: 1, bgcolor: 'action.hover' },
+          '& :first-of-type': { mt: 0 },
+        },
+        ...(Array.isArray(sx) ? sx : [sx]),
+      ]}
+      // biome-ignore lint/security/noDangerouslySetInnerHtml: sanitised by DOMPurify in lib/markdown.ts
+      dangerouslySetInnerHTML={{ __html: content }}
+    />
+  );
+}

@@ -1,0 +1,71 @@
+import CircularProgress from '@mui/material/CircularProgress';
+import Stack from '@mui/material/Stack';
+import Typography from '@mui/material/Typography';
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useLocation, useNavigate, useSearchParams } from 'react-router';
+import { PANEL_BASE } from '../../app/routes';
+import { type SessionUser, useSession } from '../../app/session-context';
+import { request } from '../../lib/api-client';
+import { readText, StorageKey } from '../../lib/storage';
+import { toast } from '../../lib/toast';
+import { isOAuthProvider } from './oauth';
+import { useCountdown } from './use-countdown';
+
+const REDIRECT_SECONDS = 3;
+
+/**
+ * /oauth/github, /oauth/oidc, /oauth/lark (spec §4 "Third-party login"): hands code, state and the
+ * affiliate code to the server. The answer "bind" means the account was linked to the signed-in user.
+ */
+export default function OAuthCallbackPage() {
+  const { t } = useTranslation();
+  const { pathname } = useLocation();
+  const [params] = useSearchParams();
+  const navigate = useNavigate();
+  const { signIn } = useSession();
+  const [failed, setFailed] = useState(false);
+  const toLogin = useCallback(() => navigate('/login', { replace: true }), [navigate]);
+  const [left, startCountdown] = useCountdown(toLogin);
+  // An authorization code is single-use: StrictMode's second effect run must not spend it again.
+  const sent = useRef(false);
+
+  const provider = pathname.split('/').pop();
+  const code = params.get('code');
+  const state = params.get('state');
+
+  useEffect(() => {
+    if (sent.current) return;
+    sent.current = true;
+    if (!isOAuthProvider(provider) || !code) {
+      setFailed(true);
+      startCountdown(REDIRECT_SECONDS);
+      return;
+    }
+    request<SessionUser>('GET', `/api/oauth/${provider}`, {
+      query: { code, state, aff: readText(StorageKey.aff) },
+    })
+      .then((answer) => {
+        if (answer.message === 'bind') {
+          toast.success(t('oauth.bound'));
+        } else if (answer.data) {
+          signIn(answer.data);
+          toast.success(t('auth.login.success'));
+        }
+        navigate(PANEL_BASE, { replace: true });
+      })
+      .catch(() => {
+        setFailed(true);
+        startCountdown(REDIRECT_SECONDS);
+      });
+  }, [provider, code, state, signIn, navigate, startCountdown, t]);
+
+  return (
+    <Stack spacing={2} sx={{ alignItems: 'center', py: 10 }} data-testid="oauth-callback">
+      {!failed && <CircularProgress />}
+      <Typography color={failed ? 'error' : 'text.secondary'}>
+        {failed ? t('oauth.failed', { count: left }) : t('oauth.working')}
+      </Typography>
+    </Stack>
+  );
+}

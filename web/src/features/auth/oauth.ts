@@ -1,0 +1,31 @@
+import { apiGet } from '../../lib/api-client';
+import { withBase } from '../../lib/base-path';
+
+export type OAuthProvider = 'github' | 'oidc' | 'lark';
+
+export function isOAuthProvider(value: unknown): value is OAuthProvider {
+  return value === 'github' || value === 'oidc' || value === 'lark';
+}
+
+export function githubAuthorizeUrl(clientId: string, state: string): string {
+  const q = new URLSearchParams({ client_id: clientId, state, scope: 'user:email' });
+  return `https://github.com/login/oauth/authorize?${q}`;
+}
+
+export function larkAuthorizeUrl(appId: string, state: string, origin: string, base?: string): string {
+  const q = new URLSearchParams({
+    redirect_uri: origin + withBase('/oauth/lark', base),
+    app_id: appId,
+    state,
+  });
+  return `https://open.feishu.cn/open-apis/authen/v1/index?${q}`;
+}
+
+/** Spec §8: a failed state fetch shows the server's message (the api client does) and aborts. */
+export function fetchOAuthState(): Promise<string> {
+  return apiGet<string>('/api/oauth/state');
+}
+
+export function fetchOidcEndpoint(): Promise<string> {
+  return apiGet<string>('/api/oauth/endpoint');
+}

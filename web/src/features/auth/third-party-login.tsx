@@ -1,0 +1,88 @@
+import BusinessCenterOutlined from '@mui/icons-material/BusinessCenterOutlined';
+import ChatOutlined from '@mui/icons-material/ChatOutlined';
+import GitHub from '@mui/icons-material/GitHub';
+import LoginOutlined from '@mui/icons-material/LoginOutlined';
+import Button from '@mui/material/Button';
+import Divider from '@mui/material/Divider';
+import Stack from '@mui/material/Stack';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { basePath } from '../../lib/base-path';
+import type { SiteInfo } from '../site/site-info';
+import { fetchOAuthState, fetchOidcEndpoint, githubAuthorizeUrl, larkAuthorizeUrl } from './oauth';
+import { WechatLoginDialog } from './wechat-login-dialog';
+
+/** The sign-in buttons the administrator turned on (spec §1, §2 Login). */
+export function ThirdPartyLogin({ site }: { site: SiteInfo }) {
+  const { t } = useTranslation();
+  const [busy, setBusy] = useState(false);
+  const [wechatOpen, setWechatOpen] = useState(false);
+  if (!site.github_oauth && !site.lark_login && !site.oidc_auth && !site.wechat_login) return null;
+
+  // A failed call has already been reported by the api client; the redirect is simply not made.
+  const redirect = (target: () => Promise<string>) => async () => {
+    setBusy(true);
+    try {
+      window.location.assign(await target());
+    } catch {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <>
+      <Divider sx={{ my: 3, color: 'text.secondary', typography: 'body2' }}>{t('auth.login.orUse')}</Divider>
+      <Stack spacing={1.5}>
+        {site.github_oauth && (
+          <Button
+            variant="outlined"
+            startIcon={<GitHub />}
+            disabled={busy}
+            onClick={redirect(async () => githubAuthorizeUrl(site.github_client_id, await fetchOAuthState()))}
+          >
+            {t('auth.login.github')}
+          </Button>
+        )}
+        {site.lark_login && (
+          <Button
+            variant="outlined"
+            startIcon={<BusinessCenterOutlined />}
+            disabled={busy}
+            onClick={redirect(async () =>
+              larkAuthorizeUrl(
+                site.lark_client_id,
+                await fetchOAuthState(),
+                window.location.origin,
+                basePath,
+              ),
+            )}
+          >
+            {t('auth.login.lark')}
+          </Button>
+        )}
+        {site.oidc_auth && (
+          <Button
+            variant="outlined"
+            startIcon={<LoginOutlined />}
+            disabled={busy}
+            onClick={redirect(fetchOidcEndpoint)}
+          >
+            {t('auth.login.oidc')}
+          </Button>
+        )}
+        {site.wechat_login && (
+          <Button variant="outlined" startIcon={<ChatOutlined />} onClick={() => setWechatOpen(true)}>
+            {t('auth.login.wechat')}
+          </Button>
+        )}
+      </Stack>
+      {site.wechat_login && (
+        <WechatLoginDialog
+          open={wechatOpen}
+          qrCode={site.wechat_qrcode}
+          onClose={() => setWechatOpen(false)}
+        />
+      )}
+    </>
+  );
+}

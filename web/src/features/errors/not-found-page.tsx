@@ -1,0 +1,20 @@
+import Button from '@mui/material/Button';
+import Stack from '@mui/material/Stack';
+import Typography from '@mui/material/Typography';
+import { useTranslation } from 'react-i18next';
+import { Link as RouterLink } from 'react-router';
+
+export default function NotFoundPage() {
+  const { t } = useTranslation();
+  return (
+    <Stack spacing={2} sx={{ alignItems: 'center', textAlign: 'center', py: 8 }} data-testid="not-found">
+      <Typography variant="h2" component="h1" color="primary" sx={{ fontWeight: 700 }}>
+        {t('notFound.title')}
+      </Typography>
+      <Typography color="text.secondary">{t('notFound.message')}</Typography>
+      <Button variant="contained" component={RouterLink} to="/">
+        {t('common.backHome')}
+      </Button>
+    </Stack>
+  );
+}
