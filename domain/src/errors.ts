@@ -25,6 +25,13 @@ export const ErrorCode = {
   optionInvalid: 'option_invalid',
   optionPrecondition: 'option_precondition',
   insufficientQuota: 'insufficient_quota',
+  /** The token's group is private to other users. */
+  groupNotAllowed: 'group_not_allowed',
+  /** Enabling a token whose expiry time has passed. */
+  tokenExpired: 'token_expired',
+  /** Enabling a limited token with no quota left. */
+  tokenExhausted: 'token_exhausted',
+  priceExists: 'price_exists',
   internal: 'internal_error',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -4,5 +4,8 @@ export * from './errors.js';
 export * from './options.js';
 export * from './providers.js';
 export * from './quota.js';
+export * from './schemas/channel.js';
 export * from './schemas/option.js';
+export * from './schemas/price.js';
+export * from './schemas/token.js';
 export * from './schemas/user.js';

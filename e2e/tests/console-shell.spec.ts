@@ -55,7 +55,11 @@ test('a collapse opens by itself on one of its pages, and the crumbs follow the 
   await expect(page.locator('[data-menu-id="telegram"]')).toHaveClass(/Mui-selected/);
   await expect(page.getByTestId('breadcrumbs')).toHaveText(/仪表盘.*运营.*Telegram Bot/);
   await page.locator('[data-menu-id="paySetting"]').click();
-  await page.locator('[data-menu-id="payment"]').click();
+  await expect(page.locator('[data-menu-id="paySetting"]')).toHaveAttribute('aria-expanded', 'true');
+  // The collapse animates open; click the entry once it has stopped moving and is fully shown.
+  const payment = page.locator('[data-menu-id="payment"]');
+  await expect(payment).toBeInViewport({ ratio: 1 });
+  await payment.click();
   await expect(page).toHaveURL(/\/panel\/payment$/);
   await expect(page.getByTestId('breadcrumbs')).toHaveText(/仪表盘.*支付设置.*支付/);
 });

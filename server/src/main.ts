@@ -16,10 +16,13 @@ import { SecretBox } from './crypto/secret-box.js';
 import { createDb } from './db/create-db.js';
 import { migrateToLatest } from './db/migrations/index.js';
 import { auditLogsQueries } from './db/queries/audit-logs.js';
+import { channelsQueries } from './db/queries/channels.js';
+import { logsQueries } from './db/queries/logs.js';
 import { modelOwnersQueries } from './db/queries/model-owners.js';
 import { optionsQueries } from './db/queries/options.js';
 import { pricesQueries } from './db/queries/prices.js';
 import { sessionsQueries } from './db/queries/sessions.js';
+import { tokensQueries } from './db/queries/tokens.js';
 import { userGroupsQueries } from './db/queries/user-groups.js';
 import { usersQueries } from './db/queries/users.js';
 import { type SeedResult, seedDatabase } from './db/seed.js';
@@ -80,6 +83,9 @@ export async function composeServices(
       userGroups: userGroupsQueries(database),
       modelOwners: modelOwnersQueries(database),
       prices: pricesQueries(database),
+      tokens: tokensQueries(database),
+      channels: channelsQueries(database),
+      logs: logsQueries(database),
     };
     const passwords = overrides.passwords ?? new Argon2Hasher();
     const seed = await seedDatabase(repos, passwords, config.initialRootPassword, clock.nowSeconds());

@@ -8,10 +8,13 @@ import type { Config } from './config.js';
 import type { SecretBox } from './crypto/secret-box.js';
 import type { Database } from './db/create-db.js';
 import type { AuditLogsQueries } from './db/queries/audit-logs.js';
+import type { ChannelsQueries } from './db/queries/channels.js';
+import type { LogsQueries } from './db/queries/logs.js';
 import type { ModelOwnersQueries } from './db/queries/model-owners.js';
 import type { OptionsQueries } from './db/queries/options.js';
 import type { PricesQueries } from './db/queries/prices.js';
 import type { SessionsQueries } from './db/queries/sessions.js';
+import type { TokensQueries } from './db/queries/tokens.js';
 import type { UserGroupsQueries } from './db/queries/user-groups.js';
 import type { UsersQueries } from './db/queries/users.js';
 import type { Mailer } from './mail/mailer.js';
@@ -26,6 +29,9 @@ export interface Repos {
   userGroups: UserGroupsQueries;
   modelOwners: ModelOwnersQueries;
   prices: PricesQueries;
+  tokens: TokensQueries;
+  channels: ChannelsQueries;
+  logs: LogsQueries;
 }
 
 export interface Clock {

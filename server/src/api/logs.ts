@@ -1,0 +1,128 @@
+import { z } from 'zod';
+import { LOG_ORDERABLE, type LogFilter, SELF_LOG_ORDERABLE } from '../db/queries/logs.js';
+import { type PageRequest, pageQuery, pageResult } from '../http/pagination.js';
+import type { RouteContext } from '../http/route.js';
+import { audit } from './audit.js';
+import { presentLog, presentSelfLog } from './log-presenter.js';
+import { optionalInt, optionalText } from './validation.js';
+
+// Logs (reference §2.7). Administrators see every log with its channel; a user sees only their
+// own, and nothing about channels, other users or where other requests came from.
+
+const timeRange = {
+  start_timestamp: optionalInt,
+  end_timestamp: optionalInt,
+};
+
+export const logListQuery = pageQuery(LOG_ORDERABLE).and(
+  z.object({
+    log_type: optionalInt,
+    ...timeRange,
+    model_name: optionalText,
+    username: optionalText,
+    token_name: optionalText,
+    channel_id: optionalInt,
+    source_ip: optionalText,
+  }),
+);
+export const selfLogListQuery = pageQuery(SELF_LOG_ORDERABLE).and(
+  z.object({ log_type: optionalInt, ...timeRange, model_name: optionalText, token_name: optionalText }),
+);
+export const logStatQuery = z.object({
+  ...timeRange,
+  model_name: optionalText,
+  username: optionalText,
+  token_name: optionalText,
+  // The reference calls it `channel`; `channel_id` matches the list's filter.
+  channel: optionalInt,
+  channel_id: optionalInt,
+});
+export const selfLogStatQuery = z.object({
+  ...timeRange,
+  model_name: optionalText,
+  token_name: optionalText,
+});
+export const logDeleteQuery = z.object({
+  target_timestamp: z.coerce
+    .number({ error: 'target_timestamp is required (unix seconds)' })
+    .int()
+    .positive('target_timestamp is required (unix seconds)'),
+});
+
+interface Filters {
+  log_type?: number | undefined;
+  start_timestamp?: number | undefined;
+  end_timestamp?: number | undefined;
+  model_name?: string | undefined;
+  username?: string | undefined;
+  token_name?: string | undefined;
+  channel_id?: number | undefined;
+  channel?: number | undefined;
+  source_ip?: string | undefined;
+}
+
+function toFilter(q: Filters): LogFilter {
+  const f: LogFilter = {};
+  if (q.log_type) f.type = q.log_type;
+  if (q.start_timestamp !== undefined) f.start = q.start_timestamp;
+  if (q.end_timestamp !== undefined) f.end = q.end_timestamp;
+  if (q.model_name) f.modelName = q.model_name;
+  if (q.username) f.username = q.username;
+  if (q.token_name) f.tokenName = q.token_name;
+  const channelId = q.channel_id ?? q.channel;
+  if (channelId) f.channelId = channelId;
+  if (q.source_ip) f.sourceIp = q.source_ip;
+  return f;
+}
+
+type AdminList = PageRequest<(typeof LOG_ORDERABLE)[number]> & Filters;
+type SelfList = PageRequest<(typeof SELF_LOG_ORDERABLE)[number]> & Filters;
+
+export async function listLogs({ s, query }: RouteContext<unknown, AdminList, unknown>) {
+  const { rows, total } = await s.repos.logs.list(toFilter(query), query);
+  const names = await s.repos.logs.channelNames(rows.map((r) => r.channel_id));
+  return pageResult(
+    query,
+    rows.map((r) => presentLog(r, names)),
+    total,
+  );
+}
+
+export async function listSelfLogs({ s, caller, query }: RouteContext<unknown, SelfList, unknown>) {
+  // Only the filters a user may use are read; the owner is always the caller.
+  const { log_type, start_timestamp, end_timestamp, model_name, token_name } = query;
+  const filter = toFilter({ log_type, start_timestamp, end_timestamp, model_name, token_name });
+  filter.userId = caller!.user.id;
+  const { rows, total } = await s.repos.logs.list(filter, query);
+  return pageResult(query, rows.map(presentSelfLog), total);
+}
+
+export async function logStat({ s, query }: RouteContext<unknown, Filters, unknown>) {
+  return { quota: await s.repos.logs.sumConsumeQuota(toFilter(query)) };
+}
+
+export async function selfLogStat({ s, caller, query }: RouteContext<unknown, Filters, unknown>) {
+  const { start_timestamp, end_timestamp, model_name, token_name } = query;
+  const filter = toFilter({ start_timestamp, end_timestamp, model_name, token_name });
+  filter.userId = caller!.user.id;
+  return { quota: await s.repos.logs.sumConsumeQuota(filter) };
+}
+
+/** DELETE /api/log/?target_timestamp=: removes consume logs older than it; `data` = how many. */
+export async function deleteLogs({
+  s,
+  caller,
+  ip,
+  query,
+}: RouteContext<unknown, { target_timestamp: number }, unknown>) {
+  const deleted = await s.repos.logs.deleteConsumeBefore(query.target_timestamp);
+  await audit(
+    s,
+    caller,
+    ip,
+    'log.delete',
+    { type: 'log', id: `before:${query.target_timestamp}` },
+    { deleted },
+  );
+  return deleted;
+}

@@ -1,0 +1,106 @@
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Database } from '../create-db.js';
+import { insertReturningId, toNumber } from '../dialect.js';
+import type { TokensTable } from '../tables.js';
+import { type ListRequest, likeInsensitive, prefixPattern } from './channels.js';
+
+export type TokenRow = Selectable<TokensTable>;
+export type NewToken = Insertable<TokensTable>;
+export type TokenPatch = Updateable<TokensTable>;
+export type TokensQueries = ReturnType<typeof tokensQueries>;
+
+export const TOKEN_ORDERABLE = [
+  'id',
+  'name',
+  'status',
+  'expired_time',
+  'created_time',
+  'remain_quota',
+  'used_quota',
+] as const;
+export type TokenOrderColumn = (typeof TOKEN_ORDERABLE)[number];
+
+export function tokensQueries({ db, dialect }: Database) {
+  const live = () => db.selectFrom('tokens').where('deleted_at', 'is', null);
+
+  // Every list is one user's tokens, so the (user_id, deleted_at) index bounds the work.
+  const ofUser = (userId: number, keyword: string | undefined) => {
+    let q = live().where('user_id', '=', userId);
+    if (keyword) q = q.where(likeInsensitive(dialect, 'name', prefixPattern(keyword)));
+    return q;
+  };
+
+  const byId = (id: number): Promise<TokenRow | undefined> =>
+    live().selectAll().where('id', '=', id).executeTakeFirst();
+
+  /** A live token of this user, or undefined (another user's token looks like a missing one). */
+  const byIdForUser = (id: number, userId: number): Promise<TokenRow | undefined> =>
+    live().selectAll().where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+
+  return {
+    async listByUser(
+      userId: number,
+      keyword: string | undefined,
+      page: ListRequest<TokenOrderColumn>,
+    ): Promise<{ rows: TokenRow[]; total: number }> {
+      let q = ofUser(userId, keyword).selectAll();
+      for (const o of page.order) q = q.orderBy(o.column, o.direction);
+      if (!page.order.some((o) => o.column === 'id')) q = q.orderBy('id', 'desc');
+      const [rows, count] = await Promise.all([
+        q.limit(page.size).offset(page.offset).execute(),
+        ofUser(userId, keyword)
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow(),
+      ]);
+      return { rows, total: toNumber(count.n) };
+    },
+
+    byId,
+
+    byIdForUser,
+
+    /** The relay's lookup: by the HMAC of the key, never by the key itself. */
+    async byKeyHash(keyHash: string): Promise<TokenRow | undefined> {
+      return live().selectAll().where('key_hash', '=', keyHash).executeTakeFirst();
+    },
+
+    async insert(row: NewToken): Promise<number> {
+      return insertReturningId(dialect, db.insertInto('tokens').values(row));
+    },
+
+    /** Changes a live token of this user; false when there is none. */
+    async updateForUser(id: number, userId: number, patch: TokenPatch): Promise<boolean> {
+      const result = await db
+        .updateTable('tokens')
+        .set(patch)
+        .where('id', '=', id)
+        .where('user_id', '=', userId)
+        .where('deleted_at', 'is', null)
+        .executeTakeFirst();
+      if (toNumber(result.numUpdatedRows) > 0) return true;
+      // MySQL may count only changed rows; an identical write still names a live token.
+      return (await byIdForUser(id, userId)) !== undefined;
+    },
+
+    /** Sets the status the relay found (expired, exhausted). */
+    async setStatus(id: number, status: number): Promise<void> {
+      await db
+        .updateTable('tokens')
+        .set({ status })
+        .where('id', '=', id)
+        .where('deleted_at', 'is', null)
+        .execute();
+    },
+
+    async softDeleteForUser(id: number, userId: number, now: number): Promise<boolean> {
+      const result = await db
+        .updateTable('tokens')
+        .set({ deleted_at: now })
+        .where('id', '=', id)
+        .where('user_id', '=', userId)
+        .where('deleted_at', 'is', null)
+        .executeTakeFirst();
+      return toNumber(result.numUpdatedRows) > 0;
+    },
+  };
+}
