@@ -5,6 +5,7 @@ import { apiRoutes } from './api/routes.js';
 import { defaultWebDist, registerConsole } from './http/console.js';
 import { installErrorHandler } from './http/error-handler.js';
 import { registerRoutes } from './http/register-routes.js';
+import { registerRelayRoutes } from './relay/relay-routes.js';
 import type { Services } from './services.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
@@ -50,6 +51,7 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
   await app.register(fastifyCookie, { secret: s.secrets.sessionSecret });
   installErrorHandler(app);
   registerRoutes(app, s, apiRoutes);
+  await registerRelayRoutes(app, s);
 
   const serveConsole = await registerConsole(app, s.config.webDist ?? defaultWebDist(), s.config.basePath);
 

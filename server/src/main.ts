@@ -1,16 +1,21 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
+import { Agent } from 'undici';
 import { buildApp } from './app.js';
 import { Argon2Hasher, type PasswordHasher } from './auth/passwords.js';
 import { RedisSessionStore } from './auth/redis-session-store.js';
 import { DbSessionStore, type SessionStore } from './auth/session-store.js';
 import { HttpTurnstileVerifier, type TurnstileVerifier } from './auth/turnstile.js';
+import { Ledger } from './billing/ledger.js';
+import { WriteBatcher } from './billing/write-batcher.js';
 import { type ChangeBus, LocalChangeBus, RedisChangeBus } from './cache/change-bus.js';
 import { type KvStore, MemoryKvStore } from './cache/kv-store.js';
 import { MemoryRateLimiter, type RateLimiter } from './cache/rate-limiter.js';
 import { RedisKvStore } from './cache/redis-kv-store.js';
 import { RedisRateLimiter } from './cache/redis-rate-limiter.js';
+import { RedisTokenBucket } from './cache/redis-token-bucket.js';
+import { MemoryTokenBucket, type TokenBucket } from './cache/token-bucket.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { SecretBox } from './crypto/secret-box.js';
 import { createDb } from './db/create-db.js';
@@ -28,6 +33,15 @@ import { usersQueries } from './db/queries/users.js';
 import { type SeedResult, seedDatabase } from './db/seed.js';
 import { type Mailer, SmtpMailer } from './mail/mailer.js';
 import { OptionStore } from './options/option-store.js';
+import { TokenCounter } from './providers/token-counter.js';
+import { RelayTables } from './relay/relay-tables.js';
+import {
+  type ChannelHealth,
+  MemoryChannelHealth,
+  RedisChannelHealth,
+} from './relay/routing/channel-health.js';
+import { ChannelSelector } from './relay/routing/channel-selector.js';
+import { RelayAuthenticator } from './relay/token-auth.js';
 import { resolveSecrets, type Secrets } from './secrets.js';
 import type { Clock, Repos, Services } from './services.js';
 
@@ -94,6 +108,8 @@ export async function composeServices(
     let limiter: RateLimiter;
     let bus: ChangeBus;
     let sessions: SessionStore;
+    let bucket: TokenBucket;
+    let health: ChannelHealth;
     if (config.redisUrl) {
       const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true });
       const subscriber = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
@@ -103,17 +119,25 @@ export async function composeServices(
       limiter = new RedisRateLimiter(redis);
       bus = new RedisChangeBus(redis, subscriber);
       sessions = new RedisSessionStore(redis, config.sessionTtlSeconds, clock.nowSeconds);
+      bucket = new RedisTokenBucket(redis);
+      health = new RedisChannelHealth(redis, 'sy:freeze:', (err) =>
+        warn(`channel freeze store failed: ${String(err)}`),
+      );
     } else {
       kv = new MemoryKvStore(clock.nowMs);
       limiter = new MemoryRateLimiter(clock.nowMs);
       bus = new LocalChangeBus();
       sessions = new DbSessionStore(repos.sessions, config.sessionTtlSeconds, clock.nowSeconds);
+      bucket = new MemoryTokenBucket(clock.nowMs);
+      health = new MemoryChannelHealth(clock.nowMs);
     }
     closers.push(
       () => kv.close(),
       () => limiter.close(),
       () => bus.close(),
       () => sessions.close(),
+      () => bucket.close(),
+      () => health.close(),
     );
 
     const options = new OptionStore(repos.options, bus, clock.nowSeconds, (key, message) =>
@@ -122,6 +146,30 @@ export async function composeServices(
     await options.reload();
     options.startPolling(OPTION_POLL_MS);
     closers.push(async () => options.stop());
+
+    const secretBox = new SecretBox(secrets.secretKey);
+    const tables = new RelayTables(repos, bus, warn);
+    await tables.reload();
+    const writer = new WriteBatcher(database.db);
+    // Drains pending settlements before the database closes (closers run in reverse order).
+    closers.push(() => writer.close());
+    const upstream = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, connections: 256 });
+    closers.push(() => upstream.close());
+    const relay = {
+      tables,
+      auth: new RelayAuthenticator(repos, secretBox, bus, clock.nowMs),
+      selector: new ChannelSelector(() => tables.routing, health),
+      health,
+      ledger: new Ledger(database, writer),
+      writer,
+      counter: new TokenCounter(),
+      bucket,
+      upstream,
+      pending: new Set<Promise<unknown>>(),
+    };
+    closers.push(async () => {
+      await Promise.allSettled([...relay.pending]);
+    });
 
     const services: Services = {
       config,
@@ -133,10 +181,11 @@ export async function composeServices(
       kv,
       limiter,
       bus,
-      secretBox: new SecretBox(secrets.secretKey),
+      secretBox,
       passwords,
       mailer: overrides.mailer ?? new SmtpMailer(options),
       turnstile: overrides.turnstile ?? new HttpTurnstileVerifier(config.turnstileVerifyUrl),
+      relay,
       clock,
       startTime: clock.nowSeconds(),
       close: async () => {

@@ -19,6 +19,7 @@ import type { UserGroupsQueries } from './db/queries/user-groups.js';
 import type { UsersQueries } from './db/queries/users.js';
 import type { Mailer } from './mail/mailer.js';
 import type { OptionStore } from './options/option-store.js';
+import type { RelayServices } from './relay/relay-services.js';
 import type { Secrets } from './secrets.js';
 
 export interface Repos {
@@ -54,6 +55,8 @@ export interface Services {
   passwords: PasswordHasher;
   mailer: Mailer;
   turnstile: TurnstileVerifier;
+  /** The /v1 pipeline's in-memory tables, ledger and upstream pools. */
+  relay: RelayServices;
   clock: Clock;
   /** Unix seconds when this process started (site status `start_time`). */
   startTime: number;

@@ -1,0 +1,145 @@
+import { providerById } from '@switchyard/domain';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { bearerKeyFromHeaders } from '../auth/api-keys.js';
+import type { OpenAiEndpoint } from '../providers/openai/request.js';
+import type { Services } from '../services.js';
+import { relayOpenAi, sendRelayError } from './openai-relay.js';
+import { RelayError, relayErrors } from './relay-error.js';
+import type { RelayCaller } from './token-auth.js';
+
+/** OpenAI endpoints relayed through the full pipeline (JSON bodies, or streamed uploads). */
+const JSON_ENDPOINTS: readonly OpenAiEndpoint[] = [
+  'chat/completions',
+  'completions',
+  'embeddings',
+  'moderations',
+  'images/generations',
+  'audio/speech',
+  'rerank',
+  'images/edits',
+  'images/variations',
+  'audio/transcriptions',
+  'audio/translations',
+];
+
+// One year in seconds: `created` in model objects has no meaning here, but clients expect a number.
+const MODEL_CREATED = 1_700_000_000;
+
+function modelObject(s: Services, id: string) {
+  const price = s.relay.tables.prices.lookup(id);
+  const owner = price ? (providerById(price.channelType)?.name ?? 'unknown') : 'unknown';
+  return { id, object: 'model', created: MODEL_CREATED, owned_by: owner };
+}
+
+/** Models the key may call: what its group's channels serve (wildcards left out), minus its allow-list. */
+function visibleModels(s: Services, caller: RelayCaller): string[] {
+  const all = s.relay.tables.routing.models(caller.group.symbol).filter((m) => !m.endsWith('*'));
+  const allowed = caller.allowedModels;
+  return (allowed ? all.filter((m) => allowed.has(m)) : all).sort();
+}
+
+async function callerOf(s: Services, req: FastifyRequest): Promise<RelayCaller> {
+  return s.relay.auth.authenticate(bearerKeyFromHeaders(req.headers), req.ip, s.relay.tables.groups);
+}
+
+/** OpenAI's billing views (reference §2.16): limits of the key, or of the user for an unlimited key. */
+async function subscription(s: Services, req: FastifyRequest) {
+  const c = await callerOf(s, req);
+  const o = s.options.current;
+  const limitQuota = c.token.unlimited_quota
+    ? c.user.quota + c.user.used_quota
+    : c.token.remain_quota + c.token.used_quota;
+  const amount = o.DisplayInCurrencyEnabled ? limitQuota / o.QuotaPerUnit : limitQuota;
+  return {
+    object: 'billing_subscription',
+    has_payment_method: true,
+    soft_limit_usd: amount,
+    hard_limit_usd: amount,
+    system_hard_limit_usd: amount,
+    access_until: c.token.expired_time === -1 ? 0 : c.token.expired_time,
+  };
+}
+
+async function usage(s: Services, req: FastifyRequest) {
+  const c = await callerOf(s, req);
+  const o = s.options.current;
+  const used = c.token.unlimited_quota ? c.user.used_quota : c.token.used_quota;
+  const amount = o.DisplayInCurrencyEnabled ? used / o.QuotaPerUnit : used;
+  // OpenAI reports usage in cents.
+  return { object: 'list', total_usage: Math.round(amount * 100 * 100) / 100 };
+}
+
+/**
+ * The relay API (/v1 and the billing views) in its own plugin: request bodies stay raw bytes so
+ * they can pass through unchanged, and every error answers in OpenAI's shape.
+ */
+export async function registerRelayRoutes(app: FastifyInstance, s: Services): Promise<void> {
+  await app.register(async (relay) => {
+    relay.removeAllContentTypeParsers();
+    relay.addContentTypeParser(
+      '*',
+      { parseAs: 'buffer', bodyLimit: s.config.relayBodyLimit },
+      (_req, body, done) => done(null, body),
+    );
+    // Uploads are not buffered: the pipeline reads up to the model field and streams the rest on.
+    relay.addContentTypeParser('multipart/form-data', (_req, payload, done) => done(null, payload));
+
+    // Browser clients call the relay from other origins with their own keys (reference §1.4).
+    relay.addHook('onRequest', async (req, reply) => {
+      reply.header('access-control-allow-origin', String(req.headers.origin ?? '*'));
+      reply.header('vary', 'origin');
+      reply.header('access-control-allow-credentials', 'true');
+    });
+    relay.options('/*', async (req, reply) => {
+      reply
+        .header('access-control-allow-methods', 'GET, POST, PUT, DELETE, OPTIONS')
+        .header('access-control-allow-headers', String(req.headers['access-control-request-headers'] ?? '*'))
+        .header('access-control-max-age', '86400')
+        .status(204)
+        .send();
+    });
+
+    relay.setErrorHandler((err: FastifyError, req, reply) => {
+      if (err instanceof RelayError) return sendRelayError(reply, err);
+      if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+        return sendRelayError(
+          reply,
+          new RelayError(413, 'invalid_request_error', 'request_too_large', 'The request body is too large'),
+        );
+      }
+      if (err.statusCode && err.statusCode < 500)
+        return sendRelayError(reply, relayErrors.badRequest(err.message));
+      req.log.error({ err }, 'relay request failed');
+      if (reply.sent || reply.raw.headersSent) {
+        reply.raw.end();
+        return reply;
+      }
+      return sendRelayError(
+        reply,
+        new RelayError(500, 'server_error', 'internal_error', 'Internal server error'),
+      );
+    });
+
+    for (const endpoint of JSON_ENDPOINTS) {
+      relay.post(`/v1/${endpoint}`, (req: FastifyRequest, reply: FastifyReply) =>
+        relayOpenAi(s, endpoint, req, reply),
+      );
+    }
+
+    relay.get('/v1/models', async (req) => {
+      const caller = await callerOf(s, req);
+      return { object: 'list', data: visibleModels(s, caller).map((id) => modelObject(s, id)) };
+    });
+    relay.get<{ Params: { id: string } }>('/v1/models/:id', async (req) => {
+      const caller = await callerOf(s, req);
+      const id = req.params.id;
+      if (!visibleModels(s, caller).includes(id)) throw relayErrors.modelNotFound(id);
+      return modelObject(s, id);
+    });
+
+    for (const prefix of ['', '/v1']) {
+      relay.get(`${prefix}/dashboard/billing/subscription`, (req) => subscription(s, req));
+      relay.get(`${prefix}/dashboard/billing/usage`, (req) => usage(s, req));
+    }
+  });
+}

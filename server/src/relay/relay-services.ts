@@ -1,0 +1,25 @@
+import type { Dispatcher } from 'undici';
+import type { Ledger } from '../billing/ledger.js';
+import type { WriteBatcher } from '../billing/write-batcher.js';
+import type { TokenBucket } from '../cache/token-bucket.js';
+import type { TokenCounter } from '../providers/token-counter.js';
+import type { RelayTables } from './relay-tables.js';
+import type { ChannelHealth } from './routing/channel-health.js';
+import type { ChannelSelector } from './routing/channel-selector.js';
+import type { RelayAuthenticator } from './token-auth.js';
+
+/** What the /v1 pipeline needs beyond the common services; wired in main.ts. */
+export interface RelayServices {
+  tables: RelayTables;
+  auth: RelayAuthenticator;
+  selector: ChannelSelector;
+  health: ChannelHealth;
+  ledger: Ledger;
+  writer: WriteBatcher;
+  counter: TokenCounter;
+  bucket: TokenBucket;
+  /** Keep-alive connection pools to the upstreams, one per origin. */
+  upstream: Dispatcher;
+  /** Settlements started and not yet committed; graceful shutdown and tests wait on these. */
+  pending: Set<Promise<unknown>>;
+}
