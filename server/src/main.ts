@@ -34,6 +34,7 @@ import { type SeedResult, seedDatabase } from './db/seed.js';
 import { type Mailer, SmtpMailer } from './mail/mailer.js';
 import { OptionStore } from './options/option-store.js';
 import { TokenCounter } from './providers/token-counter.js';
+import { ChannelTestRun } from './relay/channel-tester.js';
 import { RelayTables } from './relay/relay-tables.js';
 import {
   type ChannelHealth,
@@ -166,8 +167,10 @@ export async function composeServices(
       bucket,
       upstream,
       pending: new Set<Promise<unknown>>(),
+      testRun: new ChannelTestRun(() => services),
     };
     closers.push(async () => {
+      await relay.testRun.settled();
       await Promise.allSettled([...relay.pending]);
     });
 

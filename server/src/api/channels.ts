@@ -17,7 +17,8 @@ import {
 } from '../db/queries/channels.js';
 import { ApiError } from '../http/api-error.js';
 import { type PageRequest, pageQuery, pageResult } from '../http/pagination.js';
-import type { RouteContext } from '../http/route.js';
+import { type RouteContext, WithMessage } from '../http/route.js';
+import { testChannel, UntestableModelError } from '../relay/channel-tester.js';
 import type { Services } from '../services.js';
 import { audit } from './audit.js';
 import { presentChannel } from './channel-presenter.js';
@@ -262,4 +263,33 @@ export async function deleteChannel({ s, caller, ip, params }: RouteContext<unkn
   await s.bus.publish(CHANNELS_TOPIC);
   await audit(s, caller, ip, 'channel.delete', { type: 'channel', id: row.id }, { name: row.name });
   return null;
+}
+
+export const channelTestQuery = z.object({ model: z.string().trim().max(191).optional() });
+
+/** GET /api/channel/test/:id?model=: one small real request through the channel (not billed). */
+export async function testOneChannel({
+  s,
+  params,
+  query,
+}: RouteContext<unknown, z.infer<typeof channelTestQuery>, IdParams>) {
+  const channel = await s.repos.channels.byId(params.id);
+  if (!channel) throw ApiError.notFound('Channel not found');
+  try {
+    const result = await testChannel(s, channel, query.model);
+    return new WithMessage(
+      { ...result, time: result.timeMs / 1000 },
+      result.ok ? '' : `Test failed: ${result.message}`,
+    );
+  } catch (err) {
+    if (err instanceof UntestableModelError) throw ApiError.badRequest(err.message);
+    throw err;
+  }
+}
+
+/** GET /api/channel/test: tests every enabled or auto-disabled channel in the background. */
+export async function testAllChannels({ s, req }: RouteContext<unknown, unknown, unknown>) {
+  const started = s.relay.testRun.start((err) => req.log.error({ err }, 'channel test run failed'));
+  if (!started) throw ApiError.conflict('A test of all channels is already running');
+  return new WithMessage({ started: true }, 'Testing all channels in the background');
 }

@@ -29,6 +29,8 @@ const EXPECTED: Record<string, Access> = {
   'DELETE /api/token/:id': 'user',
   'GET /api/channel': 'admin',
   'GET /api/channel/:id': 'admin',
+  'GET /api/channel/test': 'admin',
+  'GET /api/channel/test/:id': 'admin',
   'GET /api/channel/:id/key': 'admin',
   'POST /api/channel': 'admin',
   'PUT /api/channel': 'admin',

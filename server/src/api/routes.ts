@@ -18,12 +18,15 @@ import { listModelOwners, userGroupMap } from './catalog.js';
 import {
   channelCreateBody,
   channelListQuery,
+  channelTestQuery,
   channelUpdateBody,
   createChannel,
   deleteChannel,
   getChannel,
   getChannelKey,
   listChannels,
+  testAllChannels,
+  testOneChannel,
   updateChannel,
 } from './channels.js';
 import {
@@ -173,6 +176,15 @@ export const apiRoutes: readonly RouteDef[] = [
     handler: listChannels,
   }),
   route({ method: 'GET', url: '/api/channel/:id', access: 'admin', params: idParams, handler: getChannel }),
+  route({ method: 'GET', url: '/api/channel/test', access: 'admin', handler: testAllChannels }),
+  route({
+    method: 'GET',
+    url: '/api/channel/test/:id',
+    access: 'admin',
+    params: idParams,
+    query: channelTestQuery,
+    handler: testOneChannel,
+  }),
   route({
     method: 'GET',
     url: '/api/channel/:id/key',

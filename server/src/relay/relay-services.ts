@@ -3,6 +3,7 @@ import type { Ledger } from '../billing/ledger.js';
 import type { WriteBatcher } from '../billing/write-batcher.js';
 import type { TokenBucket } from '../cache/token-bucket.js';
 import type { TokenCounter } from '../providers/token-counter.js';
+import type { ChannelTestRun } from './channel-tester.js';
 import type { RelayTables } from './relay-tables.js';
 import type { ChannelHealth } from './routing/channel-health.js';
 import type { ChannelSelector } from './routing/channel-selector.js';
@@ -22,4 +23,6 @@ export interface RelayServices {
   upstream: Dispatcher;
   /** Settlements started and not yet committed; graceful shutdown and tests wait on these. */
   pending: Set<Promise<unknown>>;
+  /** The background "test all channels" run (one at a time per process). */
+  testRun: ChannelTestRun;
 }

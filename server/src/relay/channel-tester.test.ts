@@ -1,0 +1,109 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type FakeUpstream, fakeErrors, startFakeUpstream } from '../test/fake-upstream.js';
+import { createChannel } from '../test/relay-fixtures.js';
+import { createTestApp, ROOT_PASSWORD, type TestApp } from '../test/test-app.js';
+
+describe('channel tests (GET /api/channel/test)', () => {
+  let t: TestApp;
+  let up: FakeUpstream;
+  let root: string;
+
+  beforeAll(async () => {
+    up = await startFakeUpstream({ apiKey: 'sk-up' });
+    t = await createTestApp();
+    root = await t.signIn('root', ROOT_PASSWORD);
+  });
+  afterAll(async () => {
+    await t?.close();
+    await up?.close();
+  });
+  beforeEach(async () => {
+    up.reset();
+    await t.s.options.update({
+      AutomaticDisableChannelEnabled: 'false',
+      AutomaticEnableChannelEnabled: 'false',
+      ChannelDisableThreshold: '5',
+    });
+  });
+
+  const channel = async (fields: Record<string, unknown> = {}) =>
+    (
+      await createChannel(t, root, {
+        name: 'c',
+        key: 'sk-up',
+        base_url: up.url,
+        models: ['gpt-4o-mini'],
+        ...fields,
+      })
+    )[0]!;
+  const test = (id: number, model?: string) =>
+    t.call({
+      method: 'GET',
+      url: `/api/channel/test/${id}${model ? `?model=${model}` : ''}`,
+      headers: { cookie: root },
+    });
+  const statusOf = async (id: number) => (await t.s.repos.channels.byId(id))!.status;
+
+  it('asks for a test model when the channel has none', async () => {
+    const id = await channel();
+    const res = await test(id);
+    expect(res.statusCode).toBe(400);
+    expect(res.json().message).toBe('Please set a test model first');
+  });
+
+  it('sends one chat request, records the response time and does not bill', async () => {
+    const id = await channel({ test_model: 'gpt-4o-mini' });
+    const res = await test(id);
+    expect(res.statusCode).toBe(200);
+    expect(res.json().data).toMatchObject({ ok: true, model: 'gpt-4o-mini' });
+    expect(up.requests[0]?.path).toBe('/v1/chat/completions');
+    const row = await t.s.repos.channels.byId(id);
+    expect(row!.test_time).toBeGreaterThan(0);
+    expect(row!.response_time).toBeGreaterThanOrEqual(0);
+    expect(await t.s.database.db.selectFrom('logs').select('id').execute()).toHaveLength(0);
+  });
+
+  it('disables a slow channel only when automatic disabling is on', async () => {
+    const id = await channel({ test_model: 'gpt-4o-mini' });
+    await t.s.options.update({ ChannelDisableThreshold: '0.2' });
+    up.setScenario({ kind: 'ok', firstByteDelayMs: 400 });
+    expect((await test(id)).json().data.statusChange).toBeUndefined();
+    expect(await statusOf(id)).toBe(1);
+    await t.s.options.update({ AutomaticDisableChannelEnabled: 'true' });
+    up.setScenario({ kind: 'ok', firstByteDelayMs: 400 });
+    expect((await test(id)).json().data.statusChange).toBe('disabled');
+    expect(await statusOf(id)).toBe(3);
+  });
+
+  it('disables on a refused key and re-enables only auto-disabled channels on success', async () => {
+    await t.s.options.update({
+      AutomaticDisableChannelEnabled: 'true',
+      AutomaticEnableChannelEnabled: 'true',
+    });
+    const auto = await channel({ test_model: 'gpt-4o-mini' });
+    up.setScenario(fakeErrors.invalidApiKey(), { times: 1 });
+    const failed = await test(auto);
+    expect(failed.json().data).toMatchObject({ ok: false, statusChange: 'disabled' });
+    expect(await statusOf(auto)).toBe(3);
+    expect((await test(auto)).json().data.statusChange).toBe('enabled');
+    expect(await statusOf(auto)).toBe(1);
+
+    const manual = await channel({ test_model: 'gpt-4o-mini' });
+    await t.s.repos.channels.update(manual, { status: 2 });
+    await test(manual);
+    expect(await statusOf(manual)).toBe(2);
+  });
+
+  it('tests every channel in the background, one run at a time', async () => {
+    await channel({ test_model: 'gpt-4o-mini' });
+    up.setScenario({ kind: 'ok', firstByteDelayMs: 100 });
+    const first = await t.call({ method: 'GET', url: '/api/channel/test', headers: { cookie: root } });
+    expect(first.statusCode).toBe(200);
+    const second = await t.call({ method: 'GET', url: '/api/channel/test', headers: { cookie: root } });
+    expect(second.statusCode).toBe(409);
+    await t.s.relay.testRun.settled();
+    const report = t.s.relay.testRun.lastReport!;
+    const enabled = (await t.s.repos.channels.allLive()).filter((c) => c.status === 1 || c.status === 3);
+    expect(report.results.map((r) => r.id).sort()).toEqual(enabled.map((c) => c.id).sort());
+  });
+});

@@ -1,0 +1,203 @@
+import { ChannelStatus } from '@switchyard/domain';
+import type { ChannelRow } from '../db/queries/channels.js';
+import { parseUpstreamError } from '../providers/openai/errors.js';
+import {
+  buildOpenAiRequest,
+  customPathsFromPlugin,
+  type OpenAiEndpoint,
+  parseModelHeaders,
+} from '../providers/openai/request.js';
+import type { Services } from '../services.js';
+import { decideFailure, shouldAutoEnable, shouldDisableForLatency } from './routing/failure-policy.js';
+
+export interface ChannelTestResult {
+  ok: boolean;
+  model: string;
+  /** Milliseconds until the whole reply arrived. */
+  timeMs: number;
+  message: string;
+  /** What the test did to the channel's status, if anything. */
+  statusChange?: 'disabled' | 'enabled';
+}
+
+const TEST_PROMPT = "You just need to output 'hi' next.";
+const TEST_TIMEOUT_MS = 60_000;
+
+/** The cheapest request that proves a model answers; undefined for kinds not worth a paid test. */
+function testRequest(model: string): { endpoint: OpenAiEndpoint; body: Record<string, unknown> } | undefined {
+  if (/embedding/i.test(model)) return { endpoint: 'embeddings', body: { model, input: 'hi' } };
+  if (/moderation/i.test(model)) return { endpoint: 'moderations', body: { model, input: 'hi' } };
+  if (/dall-e|gpt-image|tts|whisper|transcribe|rerank|^mj_|suno|chirp|kling/i.test(model)) return undefined;
+  return {
+    endpoint: 'chat/completions',
+    body: { model, messages: [{ role: 'user', content: TEST_PROMPT }] },
+  };
+}
+
+export class UntestableModelError extends Error {}
+
+/**
+ * Tests a channel with one small real request (reference §2.6 "test"), records its response time,
+ * and applies the automatic rules (spec §4): disable on a disabling failure or a response slower
+ * than ChannelDisableThreshold, re-enable an auto-disabled channel that answers in time.
+ */
+export async function testChannel(
+  s: Services,
+  channel: ChannelRow,
+  requestedModel?: string,
+): Promise<ChannelTestResult> {
+  const model = requestedModel || channel.test_model;
+  if (!model) throw new UntestableModelError('Please set a test model first');
+  const req = testRequest(model);
+  if (!req)
+    throw new UntestableModelError(`Testing ${model} is not supported; pick a chat or embedding model`);
+  const mapping = safeJson(channel.model_mapping) as Record<string, string>;
+  const mapped = typeof mapping[model] === 'string' ? mapping[model].replace(/^\+/, '') : model;
+  const raw = Buffer.from(JSON.stringify(req.body));
+  const upstream = buildOpenAiRequest({
+    channel: {
+      type: channel.type,
+      baseUrl: channel.base_url,
+      key: (s.secretBox.decrypt(channel.key_sealed).split('\n')[0] ?? '').trim(),
+      other: channel.other,
+      headers: parseModelHeaders(channel.model_headers),
+      paths: customPathsFromPlugin(safeJson(channel.plugin)),
+    },
+    endpoint: req.endpoint,
+    upstreamModel: mapped,
+    body: { kind: 'json', raw, value: req.body },
+  });
+  const started = s.clock.nowMs();
+  const o = s.options.current;
+  let status = 0;
+  let failureBody: Buffer | undefined;
+  let transport = false;
+  let message = '';
+  try {
+    const res = await s.relay.upstream.request({
+      origin: upstream.origin,
+      path: upstream.path,
+      method: upstream.method,
+      headers: upstream.headers,
+      body: upstream.body,
+      headersTimeout: TEST_TIMEOUT_MS,
+      bodyTimeout: TEST_TIMEOUT_MS,
+    });
+    status = res.statusCode;
+    const body = Buffer.from(await res.body.arrayBuffer());
+    if (status >= 400) failureBody = body;
+  } catch (err) {
+    transport = true;
+    message = (err as Error).message;
+  }
+  const timeMs = s.clock.nowMs() - started;
+  const now = s.clock.nowSeconds();
+
+  if (!transport && status < 400) {
+    const result: ChannelTestResult = { ok: true, model, timeMs, message: '' };
+    let nextStatus = channel.status;
+    if (channel.status === ChannelStatus.Enabled && shouldDisableForLatency(timeMs, o)) {
+      nextStatus = ChannelStatus.AutoDisabled;
+      result.statusChange = 'disabled';
+      result.message = `Response took ${(timeMs / 1000).toFixed(2)} s, over the ${o.ChannelDisableThreshold} s limit`;
+    } else if (shouldAutoEnable(channel.status, true, timeMs, o)) {
+      nextStatus = ChannelStatus.Enabled;
+      result.statusChange = 'enabled';
+    }
+    await s.repos.channels.update(channel.id, { response_time: timeMs, test_time: now, status: nextStatus });
+    await s.bus.publish('channels');
+    return result;
+  }
+
+  const error = failureBody
+    ? parseUpstreamError(status, failureBody)
+    : { status: 0, message: message || 'unreachable', type: 'upstream_error', code: null, param: null };
+  const decision = decideFailure(
+    {
+      status: error.status,
+      body: { message: error.message, type: error.type, code: error.code, param: error.param },
+      isTransportError: transport,
+      isTimeout: false,
+      channelType: channel.type,
+    },
+    o,
+  );
+  const result: ChannelTestResult = { ok: false, model, timeMs, message: error.message };
+  const patch: { test_time: number; status?: number } = { test_time: now };
+  if (decision.disable && channel.status === ChannelStatus.Enabled) {
+    patch.status = ChannelStatus.AutoDisabled;
+    result.statusChange = 'disabled';
+  }
+  await s.repos.channels.update(channel.id, patch);
+  await s.bus.publish('channels');
+  return result;
+}
+
+function safeJson(text: string): Record<string, unknown> {
+  try {
+    const v = JSON.parse(text || '{}') as unknown;
+    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * Runs the test over every enabled or auto-disabled channel in the background, one run at a time
+ * per process. Returns false when a run is already going.
+ */
+export class ChannelTestRun {
+  private running: Promise<void> | undefined;
+  lastReport:
+    | { startedAt: number; finishedAt: number; results: (ChannelTestResult & { id: number; name: string })[] }
+    | undefined;
+
+  /** Takes the services lazily: the run is created while the services object is being built. */
+  constructor(private readonly services: () => Services) {}
+
+  private get s(): Services {
+    return this.services();
+  }
+
+  get busy(): boolean {
+    return this.running !== undefined;
+  }
+
+  start(onError: (err: unknown) => void): boolean {
+    if (this.running) return false;
+    this.running = this.run()
+      .catch(onError)
+      .finally(() => {
+        this.running = undefined;
+      });
+    return true;
+  }
+
+  /** Waits for the current run, if any (tests and shutdown). */
+  async settled(): Promise<void> {
+    await this.running;
+  }
+
+  private async run(): Promise<void> {
+    const startedAt = this.s.clock.nowSeconds();
+    const results: (ChannelTestResult & { id: number; name: string })[] = [];
+    const channels = (await this.s.repos.channels.allLive()).filter(
+      (c) => c.status === ChannelStatus.Enabled || c.status === ChannelStatus.AutoDisabled,
+    );
+    for (const c of channels) {
+      try {
+        results.push({ id: c.id, name: c.name, ...(await testChannel(this.s, c)) });
+      } catch (err) {
+        results.push({
+          id: c.id,
+          name: c.name,
+          ok: false,
+          model: c.test_model,
+          timeMs: 0,
+          message: (err as Error).message,
+        });
+      }
+    }
+    this.lastReport = { startedAt, finishedAt: this.s.clock.nowSeconds(), results };
+  }
+}
