@@ -36,6 +36,9 @@ export async function registerConsole(
       res.header('cache-control', hashed ? 'public, max-age=604800, immutable' : 'no-cache');
     },
   });
-  return (reply) =>
+  const serveIndex = (reply: FastifyReply) =>
     reply.status(200).header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(html);
+  // The static plugin treats "/" as a directory (refused with 403); the console's home is the SPA.
+  app.get('/', (_req, reply) => serveIndex(reply));
+  return serveIndex;
 }
