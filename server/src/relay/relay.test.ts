@@ -374,6 +374,7 @@ describe('OpenAI relay', () => {
 
   it('ends the client stream with an error event when the upstream breaks mid-stream', async () => {
     const { key } = await createToken(t, userCookie);
+    await t.s.options.update({ RetryTimes: '3' });
     up.setScenario({ kind: 'ok', content: 'a b c d e f g h', breakAfterEvents: 3 });
     const res = await fetch(`${gateway}/chat/completions`, {
       method: 'POST',
@@ -382,6 +383,8 @@ describe('OpenAI relay', () => {
     });
     const text = await res.text();
     expect(text).toContain('upstream_stream_broken');
+    // Bytes had reached the client, so no other channel was tried.
+    expect(backup.requests).toHaveLength(0);
     await settled(t);
     expect(JSON.parse((await lastLog())!.metadata)).toMatchObject({
       upstream_failed_midway: true,
