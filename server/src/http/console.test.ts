@@ -9,7 +9,10 @@ describe('serving the built console', () => {
   beforeAll(async () => {
     const dist = mkdtempSync(path.join(tmpdir(), 'sy-web-'));
     mkdirSync(path.join(dist, 'assets'));
-    writeFileSync(path.join(dist, 'index.html'), '<!doctype html><html><head><title>x</title></head><body></body></html>');
+    writeFileSync(
+      path.join(dist, 'index.html'),
+      '<!doctype html><html><head><title>x</title></head><body></body></html>',
+    );
     writeFileSync(path.join(dist, 'assets', 'app-1234.js'), 'console.log(1)');
     t = await createTestApp({ env: { WEB_DIST: dist, BASE_PATH: '/gw' } });
   });
