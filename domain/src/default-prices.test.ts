@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { defaultPrices } from './default-prices.js';
 import { providerById } from './providers.js';
+import { EXTRA_RATIO_KEYS } from './schemas/price.js';
 
 const price = (model: string) => {
   const p = defaultPrices.find((x) => x.model === model);
@@ -30,18 +31,7 @@ describe('default prices', () => {
   });
 
   it('uses only known extra-ratio keys', () => {
-    const known = new Set([
-      'cached_tokens',
-      'cached_write_tokens',
-      'cached_read_tokens',
-      'input_audio_tokens',
-      'output_audio_tokens',
-      'reasoning_tokens',
-      'input_text_tokens',
-      'output_text_tokens',
-      'input_image_tokens',
-      'output_image_tokens',
-    ]);
+    const known: ReadonlySet<string> = new Set(EXTRA_RATIO_KEYS);
     for (const p of defaultPrices) {
       for (const k of Object.keys(p.extra_ratios ?? {})) expect(known.has(k), `${p.model}: ${k}`).toBe(true);
     }

@@ -1,20 +1,8 @@
-import type { PriceType } from '@switchyard/domain';
+import { EXTRA_RATIO_KEYS, type ExtraRatioKey, type PriceType } from '@switchyard/domain';
 import type { PriceRow } from '../db/tables.js';
 
-/** The keys a price's `extra_ratios` may hold (reference §5.1). Each multiplies one token kind. */
-export const EXTRA_RATIO_KEYS = [
-  'cached_tokens',
-  'cached_read_tokens',
-  'cached_write_tokens',
-  'input_audio_tokens',
-  'output_audio_tokens',
-  'reasoning_tokens',
-  'input_text_tokens',
-  'output_text_tokens',
-  'input_image_tokens',
-  'output_image_tokens',
-] as const;
-export type ExtraRatioKey = (typeof EXTRA_RATIO_KEYS)[number];
+// The keys a price's `extra_ratios` may hold are the domain's, shared with the console's forms.
+export { EXTRA_RATIO_KEYS, type ExtraRatioKey };
 export type ExtraRatios = Readonly<Partial<Record<ExtraRatioKey, number>>>;
 
 const extraRatioKeys: ReadonlySet<string> = new Set(EXTRA_RATIO_KEYS);
