@@ -43,8 +43,15 @@ async function callerOf(s: Services, req: FastifyRequest): Promise<RelayCaller> 
 }
 
 /** OpenAI's billing views (reference §2.16): limits of the key, or of the user for an unlimited key. */
-async function subscription(s: Services, req: FastifyRequest) {
+/** The key's owner and balances as stored now: the authenticator's short cache may predate a settlement. */
+async function freshCaller(s: Services, req: FastifyRequest): Promise<RelayCaller> {
   const c = await callerOf(s, req);
+  const [token, user] = await Promise.all([s.repos.tokens.byId(c.token.id), s.repos.users.byId(c.user.id)]);
+  return { ...c, token: token ?? c.token, user: user ?? c.user };
+}
+
+async function subscription(s: Services, req: FastifyRequest) {
+  const c = await freshCaller(s, req);
   const o = s.options.current;
   const limitQuota = c.token.unlimited_quota
     ? c.user.quota + c.user.used_quota
@@ -61,7 +68,7 @@ async function subscription(s: Services, req: FastifyRequest) {
 }
 
 async function usage(s: Services, req: FastifyRequest) {
-  const c = await callerOf(s, req);
+  const c = await freshCaller(s, req);
   const o = s.options.current;
   const used = c.token.unlimited_quota ? c.user.used_quota : c.token.used_quota;
   const amount = o.DisplayInCurrencyEnabled ? used / o.QuotaPerUnit : used;

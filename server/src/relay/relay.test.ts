@@ -317,6 +317,13 @@ describe('OpenAI relay', () => {
     const poorId = await registerUser(t, 'pooruser');
     // Each call reserves 10 x 2 + 16 x 4 = 84 (max_tokens bounds the reply) and costs 44.
     await t.s.repos.users.update(poorId, { quota: 84 * 50 });
+    // No group rate limit here: all 200 calls must reach the ledger.
+    await t.s.database.db
+      .updateTable('user_groups')
+      .set({ api_rate: 0 })
+      .where('symbol', '=', 'default')
+      .execute();
+    await t.s.relay.tables.reloadGroups();
     const cookie = await t.signIn('pooruser', 'password-123');
     const { key } = await createToken(t, cookie);
     up.setScenario({ kind: 'ok', content: 'w', promptTokens: 10, completionTokens: 6 });
@@ -343,6 +350,15 @@ describe('OpenAI relay', () => {
     expect(logs).toHaveLength(ok);
     expect(logs.reduce((a, l) => a + l.quota, 0)).toBe(84 * 50 - user.quota);
     expect(user.used_quota).toBe(84 * 50 - user.quota);
+    // Every refusal is the balance running out, not something else.
+    for (const r of results)
+      if (r.status === 'rejected') expect((r.reason as { status?: number }).status).toBe(403);
+    await t.s.database.db
+      .updateTable('user_groups')
+      .set({ api_rate: 600 })
+      .where('symbol', '=', 'default')
+      .execute();
+    await t.s.relay.tables.reloadGroups();
   });
 
   it('bills what the upstream produced when the client hangs up mid-stream', async () => {
