@@ -615,7 +615,8 @@ function settle(s: Services, x: SettleInput): void {
         ...emptyUsage(),
         inputTokens: x.promptTokens,
         outputTokens: x.endpoint === 'audio/speech' ? 0 : countText(tok, outcome.completionText()),
-        estimated: true,
+        // Speech is priced on input characters, which were counted exactly.
+        estimated: x.endpoint !== 'audio/speech',
       };
     }
     const billedModel = attempt.selection.billedModel;
