@@ -120,6 +120,29 @@ describe('OpenAI relay', () => {
     expect(up.requests[0]?.authorization).toBe(`Bearer ${UPSTREAM_KEY}`);
   });
 
+  it('bills cached prompt tokens at their own ratio', async () => {
+    const { key } = await createToken(t, userCookie);
+    up.setScenario({
+      kind: 'ok',
+      content: 'cached',
+      promptTokens: 100,
+      cachedTokens: 40,
+      completionTokens: 10,
+    });
+    const before = await quotaOf();
+    await client(key).chat.completions.create({
+      model: 'test-chat',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    await settled(t);
+    // 100 x 2 + 40 x 2 x (0.1 - 1) + 10 x 4 = 200 - 72 + 40 = 168 (cache reads default to 0.1).
+    expect(before - (await quotaOf())).toBe(168);
+    expect(JSON.parse((await lastLog())!.metadata)).toMatchObject({
+      cached_read_tokens: 40,
+      cached_read_tokens_ratio: 0.1,
+    });
+  });
+
   it('streams chat, asks the upstream for usage, and hides the usage chunk unless asked', async () => {
     const { key } = await createToken(t, userCookie);
     up.setScenario({ kind: 'ok', content: 'a b c d e', promptTokens: 7, completionTokens: 5 });
