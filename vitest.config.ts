@@ -23,6 +23,7 @@ export default defineConfig({
         },
       },
       './web',
+      './bench',
     ],
   },
 });

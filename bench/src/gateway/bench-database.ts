@@ -1,0 +1,73 @@
+import SQLite from 'better-sqlite3';
+import pg from 'pg';
+import type { LedgerSnapshot } from '../report/accounting.js';
+
+// Direct access to the gateway's database, for what the management API cannot do yet (a fourth
+// group, unlimited group rates, user groups) and for counting rows and balances after a run.
+
+export const BENCH_USER_PREFIX = 'benchuser';
+
+export interface BenchDatabase {
+  run(sql: string, params?: readonly unknown[]): Promise<void>;
+  row(sql: string, params?: readonly unknown[]): Promise<Record<string, unknown>>;
+  close(): Promise<void>;
+}
+
+/** Numbered placeholders for PostgreSQL from the `?` ones the queries here are written with. */
+export function numberedPlaceholders(sql: string): string {
+  let i = 0;
+  return sql.replace(/\?/g, () => `$${++i}`);
+}
+
+export async function openBenchDatabase(url: string): Promise<BenchDatabase> {
+  if (url.startsWith('sqlite:')) {
+    const db = new SQLite(url.slice('sqlite:'.length), { fileMustExist: true });
+    db.pragma('busy_timeout = 10000');
+    return {
+      run: async (sql, params = []) => {
+        db.prepare(sql).run(...params);
+      },
+      row: async (sql, params = []) => (db.prepare(sql).get(...params) as Record<string, unknown>) ?? {},
+      close: async () => {
+        db.close();
+      },
+    };
+  }
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  return {
+    run: async (sql, params = []) => {
+      await client.query(numberedPlaceholders(sql), [...params]);
+    },
+    row: async (sql, params = []) => {
+      const res = await client.query(numberedPlaceholders(sql), [...params]);
+      return (res.rows[0] as Record<string, unknown> | undefined) ?? {};
+    },
+    close: () => client.end(),
+  };
+}
+
+const num = (v: unknown) => Number(v ?? 0);
+
+/** Totals of the benchmark users, their tokens, all channels and the consume log (type 2). */
+export async function ledgerTotals(db: BenchDatabase): Promise<Omit<LedgerSnapshot, 'upstreamRequests'>> {
+  const users = `select id from users where username like '${BENCH_USER_PREFIX}%'`;
+  const logs = await db.row('select count(*) as n, coalesce(sum(quota), 0) as q from logs where type = 2');
+  const u = await db.row(
+    `select coalesce(sum(quota), 0) as q, coalesce(sum(used_quota), 0) as used, coalesce(sum(request_count), 0) as r from users where id in (${users})`,
+  );
+  const t = await db.row(
+    `select coalesce(sum(remain_quota), 0) as remain, coalesce(sum(used_quota), 0) as used from tokens where user_id in (${users})`,
+  );
+  const c = await db.row('select coalesce(sum(used_quota), 0) as used from channels');
+  return {
+    logRows: num(logs.n),
+    logQuota: num(logs.q),
+    userQuota: num(u.q),
+    userUsed: num(u.used),
+    userRequests: num(u.r),
+    tokenRemain: num(t.remain),
+    tokenUsed: num(t.used),
+    channelUsed: num(c.used),
+  };
+}

@@ -1,0 +1,187 @@
+import { performance } from 'node:perf_hooks';
+import type { LoadGenerator } from './load/load-generator.js';
+import { runSequential } from './load/sequential-client.js';
+import { TICKS_PER_SECOND } from './processes/cpu-time.js';
+import { readLoopStats } from './processes/loop-stats.js';
+import type { ManagedProcess } from './processes/managed-process.js';
+import { combineRounds, rotate } from './report/combine.js';
+import type { LoadResult, StreamLoadResult, TtfbResult } from './report/results.js';
+import { round, summarize } from './report/stats.js';
+import type { RunOptions } from './run-options.js';
+import { STREAM_CHUNKS } from './upstream/canned-replies.js';
+
+// The measurements, the same for the three targets (direct, bare proxy, gateway): the same bodies,
+// the same key rotation, the same load generator, in interleaved rounds (see report/combine.ts).
+
+export const CHAT_PATH = '/v1/chat/completions';
+
+export interface ChatTarget {
+  label: string;
+  origin: string;
+  keys: readonly string[];
+  /** The proxy process (absent for direct calls): its CPU time and event-loop delay are measured. */
+  proc?: ManagedProcess;
+  /** Waits until the target has finished the work a run left behind (the gateway's settlements). */
+  drain?: () => Promise<void>;
+}
+
+export interface MeasureContext {
+  options: RunOptions;
+  load: LoadGenerator;
+  /** wrk is exact at one connection; the autocannon fallback is not, so the sequential client is used. */
+  oneConnection: 'load' | 'sequential';
+  say: (line: string) => void;
+}
+
+/** Lets the target catch up; returns the seconds that took (the backlog a run left). */
+async function drain(t: ChatTarget): Promise<number> {
+  const t0 = performance.now();
+  await t.drain?.();
+  return round((performance.now() - t0) / 1000, 2);
+}
+
+async function loadRun(
+  ctx: MeasureContext,
+  t: ChatTarget,
+  body: string,
+  connections: number,
+  durationS: number,
+) {
+  return ctx.load.run({ origin: t.origin, path: CHAT_PATH, connections, durationS, body, keys: t.keys });
+}
+
+/** One round at full load, with the proxy's CPU time per request and loop delay when there is a proxy. */
+async function loadRound(ctx: MeasureContext, t: ChatTarget, body: string): Promise<LoadResult> {
+  const o = ctx.options;
+  if (t.proc) await readLoopStats(t.proc); // a fresh window for this round
+  const before = t.proc?.cpuTicks();
+  const r = await loadRun(ctx, t, body, o.connections, o.roundS);
+  if (t.drain) r.backlogS = await drain(t);
+  if (!t.proc || before === undefined || r.requests === 0) return r;
+  // The CPU is read after the drain: settling is part of what a request costs.
+  const cpuUs = ((t.proc.cpuTicks() - before) / TICKS_PER_SECOND) * 1e6;
+  const loop = await readLoopStats(t.proc);
+  return {
+    ...r,
+    proxyCpuUsPerRequest: round(cpuUs / r.requests, 0),
+    proxyLoopDelay: { p50Ms: round(loop.p50Ms, 2), p99Ms: round(loop.p99Ms, 2), maxMs: round(loop.maxMs, 2) },
+  };
+}
+
+async function oneConnectionRound(ctx: MeasureContext, t: ChatTarget, body: string): Promise<LoadResult> {
+  const durationS = ctx.options.oneConnS;
+  if (ctx.oneConnection === 'load') return loadRun(ctx, t, body, 1, durationS);
+  const run = await runSequential({
+    origin: t.origin,
+    path: CHAT_PATH,
+    body,
+    keys: t.keys,
+    durationS,
+    expectChunks: false,
+  });
+  const s = summarize(run.latencies);
+  return {
+    connections: 1,
+    durationS,
+    requests: s.count + run.bad,
+    rps: s.count / durationS,
+    p50Ms: s.p50,
+    p99Ms: s.p99,
+    maxMs: s.max,
+    non2xx: run.bad,
+    errors: 0,
+  };
+}
+
+/** Runs `round` for every target, `rounds` times, the order rotating; returns each target's rounds. */
+async function interleave<T>(
+  ctx: MeasureContext,
+  targets: readonly ChatTarget[],
+  round: (t: ChatTarget) => Promise<T>,
+): Promise<T[][]> {
+  const results = targets.map((): T[] => []);
+  for (let r = 0; r < ctx.options.rounds; r++) {
+    for (const t of rotate(targets, r)) results[targets.indexOf(t)]!.push(await round(t));
+  }
+  return results;
+}
+
+async function warmUp(ctx: MeasureContext, targets: readonly ChatTarget[], body: string): Promise<void> {
+  for (const t of targets) {
+    await loadRun(ctx, t, body, ctx.options.connections, ctx.options.warmupS);
+    await drain(t);
+  }
+}
+
+export interface ChatFigures {
+  json64: LoadResult;
+  json1: LoadResult;
+}
+
+/** Non-streamed chat: 64 connections, then one connection; every target in the same rounds. */
+export async function measureChat(
+  ctx: MeasureContext,
+  targets: readonly ChatTarget[],
+  body: string,
+): Promise<ChatFigures[]> {
+  await warmUp(ctx, targets, body);
+  const full = await interleave(ctx, targets, (t) => loadRound(ctx, t, body));
+  const one = await interleave(ctx, targets, async (t) => {
+    const r = await oneConnectionRound(ctx, t, body);
+    await drain(t);
+    return r;
+  });
+  return targets.map((t, i) => {
+    const figures = { json64: combineRounds(full[i]!), json1: combineRounds(one[i]!) };
+    ctx.say(
+      `  ${t.label} chat: ${figures.json64.rps.toFixed(0)} req/s at ${ctx.options.connections} conn (rounds ${figures.json64.roundsRps?.map((v) => v.toFixed(0)).join(', ')}), p50 ${figures.json1.p50Ms} ms at 1 conn`,
+    );
+    return figures;
+  });
+}
+
+export interface StreamFigures {
+  stream64: StreamLoadResult;
+  ttfb: TtfbResult;
+}
+
+/** Streamed chat: 64 connections, then the time to first byte on one connection; interleaved. */
+export async function measureStreams(
+  ctx: MeasureContext,
+  targets: readonly ChatTarget[],
+  body: string,
+): Promise<StreamFigures[]> {
+  await warmUp(ctx, targets, body);
+  const full = await interleave(ctx, targets, (t) => loadRound(ctx, t, body));
+  const first = await interleave(ctx, targets, async (t) => {
+    const run = await runSequential({
+      origin: t.origin,
+      path: CHAT_PATH,
+      body,
+      keys: t.keys,
+      durationS: ctx.options.ttfbS,
+      expectChunks: true,
+    });
+    await drain(t);
+    return run;
+  });
+  return targets.map((t, i) => {
+    const r = combineRounds(full[i]!);
+    // Only whole streams count; a failed one delivered no chunks worth counting.
+    const goodShare = r.requests > 0 ? (r.requests - r.non2xx - r.errors) / r.requests : 0;
+    const stream64: StreamLoadResult = { ...r, chunksPerSec: round(r.rps * STREAM_CHUNKS * goodShare, 0) };
+    // Time to first byte: percentiles over every stream of every round.
+    const runs = first[i]!;
+    const s = summarize(runs.flatMap((run) => run.ttfbs));
+    const ttfb: TtfbResult = {
+      samples: s.count,
+      p50Ms: round(s.p50, 3),
+      p99Ms: round(s.p99, 3),
+      badStreams: runs.reduce((n, run) => n + run.bad, 0),
+    };
+    ctx.say(
+      `  ${t.label} stream: ${stream64.rps.toFixed(0)} streams/s at ${ctx.options.connections} conn, TTFB p50 ${ttfb.p50Ms} ms at 1 conn`,
+    );
+    return { stream64, ttfb };
+  });
+}

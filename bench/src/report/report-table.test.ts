@@ -1,0 +1,154 @@
+import { describe, expect, it } from 'vitest';
+import { comparisonTable, evaluateTargets, formatRatio, formatValue, renderTable } from './report-table.js';
+import type { LoadResult, SlowBaselines, SlowStreamsResult, TargetResult, VariantResult } from './results.js';
+
+function load(rps: number, p50Ms: number, extra: Partial<LoadResult> = {}): LoadResult {
+  return {
+    connections: 64,
+    durationS: 10,
+    requests: rps * 10,
+    rps,
+    p50Ms,
+    p99Ms: p50Ms * 3,
+    maxMs: p50Ms * 5,
+    non2xx: 0,
+    errors: 0,
+    ...extra,
+  };
+}
+
+const direct: TargetResult = {
+  json64: load(50_000, 0.5),
+  json1: load(20_000, 0.05, { connections: 1 }),
+  ttfb: { samples: 100, p50Ms: 0.1, p99Ms: 0.3, badStreams: 0 },
+};
+const bare: TargetResult = { json64: load(5000, 12), json1: load(4000, 0.25, { connections: 1 }) };
+const slowRun = (rssPeakMb?: number): SlowStreamsResult => ({
+  streams: 1000,
+  chunkIntervalMs: 200,
+  holdS: 15,
+  started: 1000,
+  completed: 1000,
+  failed: 0,
+  flowingMin: 990,
+  flowingMean: 995,
+  ttfbP50Ms: 1,
+  ttfbP99Ms: 2,
+  ...(rssPeakMb === undefined ? {} : { rssIdleMb: 90, rssPeakMb, rssAfterMb: 120 }),
+});
+const slow: SlowBaselines = { direct: slowRun(), bare: slowRun(130) };
+
+const gateway: TargetResult = {
+  json64: load(5500, 11, { proxyCpuUsPerRequest: 180 }),
+  json1: load(3900, 0.3, { connections: 1 }),
+  ttfb: { samples: 100, p50Ms: 0.35, p99Ms: 1, badStreams: 0 },
+  slow: slowRun(180),
+};
+const variant: VariantResult = {
+  variant: 'sqlite',
+  setupS: 3,
+  direct,
+  bare,
+  gateway,
+  accounting: [
+    { phase: 'chat', upstreamRequests: 10, logRows: 10, quotaCharged: 50, ok: true, problems: [] },
+  ],
+};
+
+describe('renderTable', () => {
+  it('draws a Markdown table with the first column left-aligned and the others right-aligned', () => {
+    const text = renderTable(
+      ['metric', 'a'],
+      [
+        ['req/s', '1,000'],
+        ['p50 ms', '0.5'],
+      ],
+    );
+    expect(text.split('\n')).toEqual([
+      '| metric |     a |',
+      '| ------ | ----: |',
+      '| req/s  | 1,000 |',
+      '| p50 ms |   0.5 |',
+    ]);
+  });
+});
+
+describe('formatValue and formatRatio', () => {
+  it('formats thousands and decimals, and a dash for what was not measured', () => {
+    expect(formatValue(12345.678, 0)).toBe('12,346');
+    expect(formatValue(0.12345, 3)).toBe('0.123');
+    expect(formatValue(undefined, 2)).toBe('-');
+    expect(formatValue(Number.NaN, 2)).toBe('-');
+  });
+
+  it('divides by the reference and refuses a zero or missing one', () => {
+    expect(formatRatio(5500, 5000)).toBe('1.10x');
+    expect(formatRatio(1, 0)).toBe('-');
+    expect(formatRatio(undefined, 3)).toBe('-');
+  });
+});
+
+describe('comparisonTable', () => {
+  it('puts direct, bare and gateway side by side with both ratios', () => {
+    const lines = comparisonTable(variant, slow).split('\n');
+    expect(lines[0]).toMatch(
+      /\| metric +\| +direct \| bare proxy \| gateway \(sqlite\) \| gw\/direct \| gw\/bare \|/,
+    );
+    const rps = lines.find((l) => l.startsWith('| chat req/s, 64 conn'))!;
+    expect(rps.split('|').map((c) => c.trim())).toEqual([
+      '',
+      'chat req/s, 64 conn',
+      '50,000',
+      '5,000',
+      '5,500',
+      '0.11x',
+      '1.10x',
+      '',
+    ]);
+    // Memory belongs to a proxy process: no direct figure; the bare one comes from the slow baselines.
+    const rss = lines.find((l) => l.startsWith('| 1000 streams: RSS MiB'))!;
+    expect(rss.split('|').map((c) => c.trim())).toEqual([
+      '',
+      '1000 streams: RSS MiB',
+      '-',
+      '130',
+      '180',
+      '-',
+      '1.38x',
+      '',
+    ]);
+  });
+});
+
+describe('evaluateTargets', () => {
+  it('judges added latency against the direct call and throughput against the bare proxy', () => {
+    const checks = evaluateTargets(variant);
+    const byName = Object.fromEntries(checks.map((c) => [c.target, c]));
+    expect(byName['added p50 latency, chat, 1 conn (ms)']).toMatchObject({ ok: true });
+    expect(byName['added p50 latency, chat, 1 conn (ms)']!.value).toBeCloseTo(0.25);
+    expect(byName['added p50 TTFB, stream, 1 conn (ms)']).toMatchObject({ ok: true });
+    expect(byName['chat throughput vs bare proxy']!.value).toBeCloseTo(1.1);
+    expect(byName['chat throughput vs bare proxy']!.ok).toBe(true);
+    expect(byName['RSS with 1000 streams (MiB)']).toMatchObject({ value: 180, ok: true });
+    expect(byName['streams flowing of 1000 concurrent']).toMatchObject({ value: 995, ok: true });
+    expect(byName['phases with lost or extra log rows / quota']).toMatchObject({ value: 0, ok: true });
+  });
+
+  it('fails what was not measured rather than passing it', () => {
+    const checks = evaluateTargets(variant);
+    expect(checks.find((c) => c.target === 'stream throughput vs bare proxy')).toMatchObject({
+      value: null,
+      ok: false,
+    });
+  });
+
+  it('fails a gateway slower than the limits and counts failed requests', () => {
+    const slowGw: VariantResult = {
+      ...variant,
+      gateway: { ...gateway, json1: load(1000, 0.5, { connections: 1, non2xx: 2 }) },
+    };
+    const byName = Object.fromEntries(evaluateTargets(slowGw).map((c) => [c.target, c]));
+    expect(byName['added p50 latency, chat, 1 conn (ms)']!.ok).toBe(false);
+    expect(byName['failed requests through the gateway']).toMatchObject({ value: 2, ok: false });
+  });
+});

@@ -1,0 +1,190 @@
+import type { BenchResults, SlowBaselines, TargetCheck, TargetResult, VariantResult } from './results.js';
+
+// The printed report: one Markdown table per gateway variant (it pastes into the README as is),
+// then the issue's targets with their verdicts.
+
+/** A Markdown table; numbers are expected right-aligned, so every column but the first is. */
+export function renderTable(headers: readonly string[], rows: readonly (readonly string[])[]): string {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length), 3));
+  const cell = (text: string, i: number) => (i === 0 ? text.padEnd(widths[i]!) : text.padStart(widths[i]!));
+  const line = (cells: readonly string[]) =>
+    `| ${headers.map((_, i) => cell(cells[i] ?? '', i)).join(' | ')} |`;
+  const rule = `| ${widths.map((w, i) => (i === 0 ? '-'.repeat(w) : `${'-'.repeat(w - 1)}:`)).join(' | ')} |`;
+  return [line(headers), rule, ...rows.map(line)].join('\n');
+}
+
+/** A measured value for the table: `-` when it was not measured. */
+export function formatValue(value: number | undefined, decimals: number): string {
+  if (value === undefined || Number.isNaN(value)) return '-';
+  return value.toLocaleString('en-US', { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
+}
+
+/** `value / reference` as `0.87x`; `-` when either is missing or the reference is zero. */
+export function formatRatio(value: number | undefined, reference: number | undefined): string {
+  if (value === undefined || reference === undefined || !Number.isFinite(value) || !(reference > 0))
+    return '-';
+  return `${(value / reference).toFixed(2)}x`;
+}
+
+interface MetricDef {
+  label: string;
+  decimals: number;
+  pick: (t: TargetResult) => number | undefined;
+  /** Whether a direct call has this figure (memory and loop delay belong to a proxy process). */
+  direct: boolean;
+}
+
+const metric = (label: string, decimals: number, pick: MetricDef['pick'], direct = true): MetricDef => ({
+  label,
+  decimals,
+  pick,
+  direct,
+});
+
+const METRICS: readonly MetricDef[] = [
+  metric('chat req/s, 64 conn', 0, (t) => t.json64?.rps),
+  metric('chat p50 ms, 64 conn', 2, (t) => t.json64?.p50Ms),
+  metric('chat p99 ms, 64 conn', 2, (t) => t.json64?.p99Ms),
+  metric('chat CPU us/request', 0, (t) => t.json64?.proxyCpuUsPerRequest, false),
+  metric('chat loop delay p99 ms', 1, (t) => t.json64?.proxyLoopDelay?.p99Ms, false),
+  metric('chat settle backlog s', 2, (t) => t.json64?.backlogS, false),
+  metric('chat p50 ms, 1 conn', 3, (t) => t.json1?.p50Ms),
+  metric('chat p99 ms, 1 conn', 3, (t) => t.json1?.p99Ms),
+  metric('stream req/s, 64 conn', 0, (t) => t.stream64?.rps),
+  metric('stream chunks/s, 64 conn', 0, (t) => t.stream64?.chunksPerSec),
+  metric('stream CPU us/request', 0, (t) => t.stream64?.proxyCpuUsPerRequest, false),
+  metric('stream loop delay p99 ms', 1, (t) => t.stream64?.proxyLoopDelay?.p99Ms, false),
+  metric('stream settle backlog s', 2, (t) => t.stream64?.backlogS, false),
+  metric('stream TTFB p50 ms, 1 conn', 3, (t) => t.ttfb?.p50Ms),
+  metric('stream TTFB p99 ms, 1 conn', 3, (t) => t.ttfb?.p99Ms),
+  metric('1000 streams: flowing', 0, (t) => t.slow?.flowingMean),
+  metric('1000 streams: TTFB p99 ms', 1, (t) => t.slow?.ttfbP99Ms),
+  metric('1000 streams: RSS MiB', 0, (t) => t.slow?.rssPeakMb, false),
+  metric('1000 streams: loop p99 ms', 1, (t) => t.slow?.loopDelay?.p99Ms, false),
+  metric('1000 streams: probe p99 ms', 2, (t) => t.slow?.probe?.loadP99Ms, false),
+];
+
+/** The three targets of a variant as table columns: the slow-stream baselines join direct and bare. */
+function columns(v: VariantResult, slow: SlowBaselines | undefined) {
+  return {
+    direct: { ...v.direct, ...(slow ? { slow: slow.direct } : {}) },
+    bare: { ...v.bare, ...(slow ? { slow: slow.bare } : {}) },
+    gateway: v.gateway,
+  };
+}
+
+/** The comparison table of one gateway variant against the direct and bare-proxy baselines. */
+export function comparisonTable(v: VariantResult, slow?: SlowBaselines): string {
+  const { direct, bare, gateway } = columns(v, slow);
+  const headers = ['metric', 'direct', 'bare proxy', `gateway (${v.variant})`, 'gw/direct', 'gw/bare'];
+  const rows = METRICS.map((m) => {
+    const d = m.direct ? m.pick(direct) : undefined;
+    const b = m.pick(bare);
+    const g = m.pick(gateway);
+    return [
+      m.label,
+      formatValue(d, m.decimals),
+      formatValue(b, m.decimals),
+      formatValue(g, m.decimals),
+      formatRatio(g, d),
+      formatRatio(g, b),
+    ];
+  });
+  return renderTable(headers, rows);
+}
+
+const ADDED_LATENCY_LIMIT_MS = 0.3;
+const RSS_LIMIT_MB = 250;
+
+const diff = (a: number | undefined, b: number | undefined) =>
+  a === undefined || b === undefined ? undefined : a - b;
+const ratio = (a: number | undefined, b: number | undefined) =>
+  a === undefined || b === undefined || !(b > 0) ? undefined : a / b;
+
+/** The issue's targets for one variant, each with the measured value and a verdict. */
+export function evaluateTargets(v: VariantResult): TargetCheck[] {
+  const { direct, bare, gateway } = v;
+  const checks: TargetCheck[] = [];
+  const add = (target: string, value: number | undefined, limit: string, ok: (x: number) => boolean) => {
+    const known = value !== undefined && Number.isFinite(value);
+    checks.push({ variant: v.variant, target, value: known ? value : null, limit, ok: known && ok(value) });
+  };
+  const latency = (x: number) => x <= ADDED_LATENCY_LIMIT_MS;
+  add(
+    'added p50 latency, chat, 1 conn (ms)',
+    diff(gateway.json1?.p50Ms, direct.json1?.p50Ms),
+    '<= 0.3',
+    latency,
+  );
+  add(
+    'added p50 TTFB, stream, 1 conn (ms)',
+    diff(gateway.ttfb?.p50Ms, direct.ttfb?.p50Ms),
+    '<= 0.3',
+    latency,
+  );
+  add(
+    'chat throughput vs bare proxy',
+    ratio(gateway.json64?.rps, bare.json64?.rps),
+    '>= 1.00',
+    (x) => x >= 1,
+  );
+  add(
+    'stream throughput vs bare proxy',
+    ratio(gateway.stream64?.rps, bare.stream64?.rps),
+    '>= 1.00',
+    (x) => x >= 1,
+  );
+  // Memory with 1000 streams means something only if the 1000 streams were all being served.
+  const streams = gateway.slow?.streams ?? 0;
+  add('streams flowing of 1000 concurrent', gateway.slow?.flowingMean, '>= 950', (x) => x >= streams * 0.95);
+  add('RSS with 1000 streams (MiB)', gateway.slow?.rssPeakMb, '<= 250', (x) => x <= RSS_LIMIT_MB);
+  const lost = v.accounting.length === 0 ? undefined : v.accounting.filter((a) => !a.ok).length;
+  add('phases with lost or extra log rows / quota', lost, '= 0', (x) => x === 0);
+  const failed = [gateway.json64, gateway.json1, gateway.stream64].reduce(
+    (n, r) => n + (r ? r.non2xx + r.errors : 0),
+    (gateway.slow?.failed ?? 0) + (gateway.ttfb?.badStreams ?? 0),
+  );
+  add('failed requests through the gateway', failed, '= 0', (x) => x === 0);
+  return checks;
+}
+
+export function targetsTable(checks: readonly TargetCheck[]): string {
+  const rows = checks.map((c) => [
+    `${c.target} [${c.variant}]`,
+    c.value === null
+      ? '-'
+      : formatValue(c.value, Number.isInteger(c.value) ? 0 : Math.abs(c.value) < 10 ? 3 : 1),
+    c.limit,
+    c.ok ? 'pass' : 'FAIL',
+  ]);
+  return renderTable(['target', 'measured', 'goal', 'verdict'], rows);
+}
+
+/** The whole printed report. */
+export function renderReport(results: BenchResults): string {
+  const parts: string[] = [];
+  const m = results.machine;
+  parts.push(
+    `Switchyard benchmark (${results.mode}) ${results.generatedAt}\n` +
+      `${m.cpus} x ${m.cpuModel}, ${m.memoryGb} GB, Node ${m.node}, ${m.os}\n` +
+      `upstream: ${results.tools.upstream}; load: ${results.tools.load}; one-connection latency: ${results.tools.latency}\n` +
+      `other processes used ${m.othersCpuPercent.during}% of the CPU during the run (${m.othersCpuPercent.before}% just before)`,
+  );
+  for (const g of results.variants) {
+    const notes: string[] = [];
+    if (g.log && g.log.warnings + g.log.errors > 0) {
+      const top = g.log.messages.map((m) => `${m.count} x ${m.msg}`).join('; ');
+      notes.push(`gateway log [${g.variant}]: ${g.log.warnings} warnings, ${g.log.errors} errors: ${top}`);
+    }
+    for (const a of g.accounting) {
+      const verdict = a.ok ? 'ok' : `LOST: ${a.problems.join('; ')}`;
+      notes.push(
+        `accounting [${g.variant}] ${a.phase}: ${a.upstreamRequests} upstream requests, ${a.logRows} log rows, ${a.quotaCharged} quota charged: ${verdict}`,
+      );
+    }
+    parts.push([comparisonTable(g, results.slowBaselines), '', ...notes].join('\n'));
+  }
+  if (results.targets.length > 0) parts.push(targetsTable(results.targets));
+  if (results.skipped.length > 0) parts.push(results.skipped.map((s) => `note: ${s}`).join('\n'));
+  return `${parts.join('\n\n')}\n`;
+}

@@ -1,0 +1,134 @@
+import type { AccountingCheck } from './accounting.js';
+import type { LogComplaints } from './gateway-log.js';
+
+// The shape of bench/results/latest.json. Times in milliseconds, memory in MiB.
+
+/** One run of the load generator at a fixed number of connections. */
+export interface LoadResult {
+  connections: number;
+  durationS: number;
+  requests: number;
+  rps: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  /** Answers with a status outside 2xx/3xx. */
+  non2xx: number;
+  /** Connect, read and write errors and timeouts. */
+  errors: number;
+  /**
+   * CPU the proxy process spent per request (user + system, microseconds): unlike throughput, it
+   * hardly moves when other processes share the machine.
+   */
+  proxyCpuUsPerRequest?: number;
+  /**
+   * Seconds after the run ended until every request was settled in the database (gateway only):
+   * work the gateway deferred past its replies, which a longer run would pile up.
+   */
+  backlogS?: number;
+  /** Event-loop delay inside the proxy during the run (perf_hooks histogram, preloaded by the bench). */
+  proxyLoopDelay?: LoopDelay;
+  /** Requests per second of each interleaved round (the result is their median). */
+  roundsRps?: number[];
+}
+
+export interface LoopDelay {
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+}
+
+export interface StreamLoadResult extends LoadResult {
+  /** Content chunks delivered per second (streams/s x chunks per stream). */
+  chunksPerSec: number;
+}
+
+/** Time to the first body byte of a streamed reply, one connection, requests back to back. */
+export interface TtfbResult {
+  samples: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** Streams that did not carry every content chunk, or failed. */
+  badStreams: number;
+}
+
+export interface SlowStreamsResult {
+  streams: number;
+  chunkIntervalMs: number;
+  holdS: number;
+  started: number;
+  completed: number;
+  failed: number;
+  /** Streams receiving chunks at the sample instants during the hold (all of them, ideally). */
+  flowingMin: number;
+  flowingMean: number;
+  ttfbP50Ms: number;
+  ttfbP99Ms: number;
+  /** Resident memory of the proxy process; absent for direct calls. */
+  rssIdleMb?: number;
+  rssPeakMb?: number;
+  rssAfterMb?: number;
+  /** Event-loop delay seen inside the process (perf_hooks histogram, preloaded by the bench). */
+  loopDelay?: LoopDelay;
+  /** A light GET sent every 20 ms from outside: its latency idle and under the load. */
+  probe?: { idleP50Ms: number; loadP50Ms: number; loadP99Ms: number; loadMaxMs: number };
+}
+
+export interface TargetResult {
+  json64?: LoadResult;
+  json1?: LoadResult;
+  stream64?: StreamLoadResult;
+  ttfb?: TtfbResult;
+  slow?: SlowStreamsResult;
+}
+
+/** One gateway variant, with the direct and bare-proxy figures measured in the same rounds. */
+export interface VariantResult {
+  /** `sqlite`, `postgres`, `postgres+redis`. */
+  variant: string;
+  direct: TargetResult;
+  bare: TargetResult;
+  gateway: TargetResult;
+  /** Per phase: every upstream request settled once, with its log row. */
+  accounting: AccountingCheck[];
+  /** Start-up and setup time, for the curious. */
+  setupS: number;
+  /** Warnings and errors the gateway logged while it was measured. */
+  log?: LogComplaints;
+}
+
+/** The slow-stream figures of direct calls and the bare proxy, measured once before the variants. */
+export interface SlowBaselines {
+  direct: SlowStreamsResult;
+  bare: SlowStreamsResult;
+}
+
+export interface BenchResults {
+  schema: 1;
+  generatedAt: string;
+  mode: 'quick' | 'full';
+  machine: {
+    cpus: number;
+    cpuModel: string;
+    memoryGb: number;
+    node: string;
+    os: string;
+    /** Percent of the machine's CPU used by other processes: in the second before, and during the run. */
+    othersCpuPercent: { before: number; during: number };
+  };
+  tools: { upstream: string; load: string; latency: string };
+  scenario: Record<string, unknown>;
+  slowBaselines: SlowBaselines;
+  variants: VariantResult[];
+  /** Variants or measurements left out, with the reason. */
+  skipped: string[];
+  targets: TargetCheck[];
+}
+
+export interface TargetCheck {
+  variant: string;
+  target: string;
+  value: number | null;
+  limit: string;
+  ok: boolean;
+}

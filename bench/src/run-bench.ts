@@ -1,0 +1,433 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { connect } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
+import { BareProxy } from './bare-proxy.js';
+import { type BenchDatabase, ledgerTotals } from './gateway/bench-database.js';
+import type { GatewayConfig } from './gateway/gateway-process.js';
+import { prepareGateway } from './gateway/prepare-gateway.js';
+import { BENCH_MODEL, SLOW_MODEL, scenarioSummary } from './gateway/scenario.js';
+import { AutocannonLoad } from './load/autocannon-load.js';
+import type { LoadGenerator } from './load/load-generator.js';
+import { runSlowStreams } from './load/slow-streams.js';
+import { WrkLoad, wrkVersion } from './load/wrk-load.js';
+import { CHAT_PATH, type ChatTarget, type MeasureContext, measureChat, measureStreams } from './measure.js';
+import { machineTicks, othersShare, processTicks } from './processes/cpu-time.js';
+import {
+  type AccountingCheck,
+  checkAccounting,
+  isSettled,
+  type LedgerSnapshot,
+} from './report/accounting.js';
+import { type CpuProfile, summarizeProfile } from './report/cpu-profile-summary.js';
+import { logComplaints } from './report/gateway-log.js';
+import { evaluateTargets } from './report/report-table.js';
+import type { BenchResults, VariantResult } from './report/results.js';
+import type { RunOptions, Variant } from './run-options.js';
+import { chatRequestBody } from './upstream/canned-replies.js';
+import type { FakeUpstream, ReplyMode } from './upstream/fake-upstream.js';
+import { NginxUpstream, nginxVersion } from './upstream/nginx-upstream.js';
+import { NodeUpstream } from './upstream/node-upstream.js';
+
+// One benchmark run: the fake upstreams and the bare proxy, the slow-stream baselines, then the
+// gateway on each database variant, with the direct calls and the bare proxy measured in the same
+// interleaved rounds as it, and its books checked after every phase.
+
+const ROOT_PASSWORD = 'bench-root-password';
+const SETTLE_TIMEOUT_MS = 60_000;
+
+export interface RunEnvironment {
+  repoRoot: string;
+  env: NodeJS.ProcessEnv;
+  say: (line: string) => void;
+}
+
+/**
+ * Two identical fast upstreams: `provider` only ever hears from the gateway, so its request count
+ * is exactly the gateway's upstream calls (the no-lost-settlement check); `shared` serves the direct
+ * calls and the bare proxy, which run in the same rounds.
+ */
+interface Upstreams {
+  provider: FakeUpstream;
+  shared: FakeUpstream;
+  slow: NodeUpstream;
+}
+
+async function useMode(u: Upstreams, mode: ReplyMode): Promise<void> {
+  await Promise.all([u.provider.useMode(mode), u.shared.useMode(mode)]);
+}
+
+/** Placeholder keys of the gateway's length for the baselines, so every target gets the same bytes. */
+function placeholderKeys(n: number): string[] {
+  return Array.from({ length: n }, () => `sk-${randomBytes(36).toString('base64url').slice(0, 48)}`);
+}
+
+async function upstreamCount(u: Upstreams): Promise<number> {
+  return (await u.provider.requestCount()) + (await u.slow.requestCount());
+}
+
+async function snapshot(db: BenchDatabase, u: Upstreams): Promise<LedgerSnapshot> {
+  const upstreamRequests = await upstreamCount(u);
+  return { ...(await ledgerTotals(db)), upstreamRequests };
+}
+
+/** Waits until every request the upstream saw since `before` has settled in the database, or gives up. */
+async function waitSettled(db: BenchDatabase, u: Upstreams, before: LedgerSnapshot): Promise<LedgerSnapshot> {
+  const deadline = Date.now() + SETTLE_TIMEOUT_MS;
+  let now = await snapshot(db, u);
+  while (!isSettled(before, now) && Date.now() < deadline) {
+    await sleep(100);
+    now = await snapshot(db, u);
+  }
+  return now;
+}
+
+async function reachable(host: string, port: number, timeoutMs = 2000): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port });
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
+/** A fresh PostgreSQL schema for one variant, or the reason there is none. */
+async function freshPostgres(
+  env: NodeJS.ProcessEnv,
+): Promise<{ url: string; drop: () => Promise<void> } | string> {
+  const server = env.BENCH_POSTGRES_URL ?? env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+  const u = new URL(server);
+  if (!(await reachable(u.hostname, Number(u.port || 5432)))) return `PostgreSQL not reachable at ${u.host}`;
+  const schema = `bench_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: server });
+  try {
+    await admin.connect();
+    await admin.query(`create schema ${schema}`);
+  } catch (err) {
+    return `PostgreSQL refused: ${(err as Error).message}`;
+  } finally {
+    await admin.end().catch(() => {});
+  }
+  const url = new URL(server);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: server });
+      await c.connect();
+      await c.query(`drop schema if exists ${schema} cascade`);
+      await c.end();
+    },
+  };
+}
+
+/** The Redis URL for the redis variant (database 11 unless one is named), or the reason there is none. */
+async function redisUrl(env: NodeJS.ProcessEnv): Promise<string | { skip: string }> {
+  const given = env.BENCH_REDIS_URL ?? env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+  const u = new URL(given);
+  if (!(await reachable(u.hostname, Number(u.port || 6379))))
+    return { skip: `Redis not reachable at ${u.host}` };
+  if (u.pathname === '' || u.pathname === '/') u.pathname = '/11';
+  return u.toString();
+}
+
+function newestProfile(dir: string): string | undefined {
+  if (!existsSync(dir)) return undefined;
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.cpuprofile'))
+    .map((f) => path.join(dir, f))
+    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
+  return files[0];
+}
+
+export async function runBench(o: RunOptions, run: RunEnvironment): Promise<BenchResults> {
+  const { say } = run;
+  const runDir = mkdtempSync(path.join(os.tmpdir(), 'switchyard-bench-'));
+  say(`run directory: ${runDir}${o.keep ? '' : ' (deleted at the end; --keep keeps it)'}`);
+  const skipped: string[] = [];
+  const stoppers: (() => Promise<void>)[] = [];
+  const sample = () => ({ machine: machineTicks(), own: processTicks('self', true) });
+  const idleStart = sample();
+  await sleep(1000);
+  const runStart = sample();
+  const othersBefore = othersShare(idleStart, runStart);
+  if (othersBefore > 0.1) {
+    say(
+      `warning: other processes are using ${Math.round(othersBefore * 100)}% of the CPU; the figures will be noisy`,
+    );
+  }
+  try {
+    // ---- tools and fixed processes ----
+    const nginx = o.noNative ? undefined : nginxVersion();
+    const wrk = o.noNative ? undefined : wrkVersion();
+    const why = (tool: string, pkg: string) =>
+      o.noNative ? '--no-native' : `${tool} not installed (apt-get install ${pkg})`;
+    if (!nginx) skipped.push(`${why('nginx', 'nginx-light')}: the Node fake upstream was used`);
+    if (!wrk) skipped.push(`${why('wrk', 'wrk')}: autocannon and the sequential client were used`);
+    const startFast = (name: string): Promise<FakeUpstream> =>
+      nginx ? NginxUpstream.start(runDir, nginx, name) : NodeUpstream.start(runDir, 'fast', name);
+    const shared = await startFast('shared');
+    stoppers.push(() => shared.stop());
+    const provider = await startFast('provider');
+    stoppers.push(() => provider.stop());
+    const slow = await NodeUpstream.start(runDir, 'slow', 'slow', { intervalMs: o.slowIntervalMs });
+    stoppers.push(() => slow.stop());
+    const upstreams: Upstreams = { provider, shared, slow };
+    const bare = await BareProxy.start(runDir, shared.origin, 'fast');
+    stoppers.push(() => bare.stop());
+    const load: LoadGenerator = wrk ? new WrkLoad(runDir, wrk) : new AutocannonLoad();
+    const ctx: MeasureContext = { options: o, load, oneConnection: wrk ? 'load' : 'sequential', say };
+    say(`upstream: ${shared.description}; load: ${load.description}`);
+
+    const chatBody = chatRequestBody(BENCH_MODEL, false);
+    const streamBody = chatRequestBody(BENCH_MODEL, true);
+    const slowBody = chatRequestBody(SLOW_MODEL, true);
+    const keys = placeholderKeys(200);
+    const slowSpec = {
+      path: CHAT_PATH,
+      body: slowBody,
+      streams: o.slowStreams,
+      holdS: o.slowHoldS,
+      chunkIntervalMs: o.slowIntervalMs,
+    };
+
+    // ---- slow streams, straight to the upstream and through the bare proxy (measured once) ----
+    say(`baselines: ${o.slowStreams} slow streams`);
+    const slowDirect = await runSlowStreams({ ...slowSpec, origin: slow.origin, keys });
+    say(`  direct: ${slowDirect.flowingMean} flowing, TTFB p99 ${slowDirect.ttfbP99Ms} ms`);
+    const bareSlow = await BareProxy.start(runDir, slow.origin, 'slow');
+    stoppers.push(() => bareSlow.stop());
+    const slowBare = await runSlowStreams({
+      ...slowSpec,
+      origin: bareSlow.origin,
+      keys,
+      proc: bareSlow.proc,
+      probeUrl: `${bareSlow.origin}/__ping`,
+    });
+    say(`  bare proxy: RSS ${slowBare.rssPeakMb} MiB, ${slowBare.flowingMean} flowing`);
+    await bareSlow.stop();
+
+    // ---- per database variant: the gateway, with direct calls and the bare proxy in the same rounds ----
+    const baselines = {
+      direct: { label: 'direct', origin: shared.origin, keys } satisfies ChatTarget,
+      bare: { label: 'bare proxy', origin: bare.origin, keys, proc: bare.proc } satisfies ChatTarget,
+    };
+    const variants: VariantResult[] = [];
+    for (const variant of o.variants) {
+      const result = await runVariant(variant, {
+        o,
+        run,
+        runDir,
+        ctx,
+        upstreams,
+        skipped,
+        baselines,
+        bodies: { chatBody, streamBody },
+        slowSpec,
+      });
+      if (result) variants.push(result);
+    }
+
+    const targets = variants.flatMap((v) => evaluateTargets(v));
+    // Every child has exited (and been waited for) before the run's own CPU is read.
+    for (const stop of stoppers.reverse()) await stop();
+    stoppers.length = 0;
+    const othersDuring = othersShare(runStart, sample());
+    const cpus = os.cpus();
+    return {
+      schema: 1,
+      generatedAt: new Date().toISOString(),
+      mode: o.mode,
+      machine: {
+        cpus: cpus.length,
+        cpuModel: cpus[0]?.model.trim() ?? 'unknown',
+        memoryGb: Math.round(os.totalmem() / 2 ** 30),
+        node: process.version,
+        os: `${os.type()} ${os.release()}`,
+        othersCpuPercent: {
+          before: Math.round(othersBefore * 1000) / 10,
+          during: Math.round(othersDuring * 1000) / 10,
+        },
+      },
+      tools: {
+        upstream: shared.description,
+        load: load.description,
+        latency:
+          ctx.oneConnection === 'load' ? `${load.description}, 1 connection` : 'sequential undici client',
+      },
+      scenario: {
+        ...scenarioSummary(),
+        gatewayLogLevel: o.logLevel,
+        connections: o.connections,
+        warmupS: o.warmupS,
+        rounds: o.rounds,
+        roundS: o.roundS,
+        oneConnectionRoundS: o.oneConnS,
+        ttfbRoundS: o.ttfbS,
+        slowStreams: o.slowStreams,
+        slowStreamChunkIntervalMs: o.slowIntervalMs,
+        slowStreamHoldS: o.slowHoldS,
+      },
+      slowBaselines: { direct: slowDirect, bare: slowBare },
+      variants,
+      skipped,
+      targets,
+    };
+  } finally {
+    for (const stop of stoppers.reverse()) await stop().catch(() => {});
+    if (!o.keep) rmSync(runDir, { recursive: true, force: true });
+  }
+}
+
+interface VariantDeps {
+  o: RunOptions;
+  run: RunEnvironment;
+  runDir: string;
+  ctx: MeasureContext;
+  upstreams: Upstreams;
+  skipped: string[];
+  baselines: { direct: ChatTarget; bare: ChatTarget };
+  bodies: { chatBody: string; streamBody: string };
+  slowSpec: { path: string; body: string; streams: number; holdS: number; chunkIntervalMs: number };
+}
+
+async function runVariant(variant: Variant, d: VariantDeps): Promise<VariantResult | undefined> {
+  const { o, run, runDir, ctx, upstreams, skipped, baselines, bodies, slowSpec } = d;
+  const say = run.say;
+  const dataDir = path.join(runDir, `data-${variant.replace('+', '-')}`);
+  mkdirSync(dataDir, { recursive: true });
+  let databaseUrl = `sqlite:${path.join(dataDir, 'switchyard.db')}`;
+  let redis: string | undefined;
+  let dropSchema: (() => Promise<void>) | undefined;
+  if (variant !== 'sqlite') {
+    const pgDb = await freshPostgres(run.env);
+    if (typeof pgDb === 'string') {
+      skipped.push(`${variant}: ${pgDb}`);
+      say(`skipping ${variant}: ${pgDb}`);
+      return undefined;
+    }
+    databaseUrl = pgDb.url;
+    dropSchema = pgDb.drop;
+  }
+  if (variant === 'postgres+redis') {
+    const r = await redisUrl(run.env);
+    if (typeof r !== 'string') {
+      skipped.push(`${variant}: ${r.skip}`);
+      say(`skipping ${variant}: ${r.skip}`);
+      await dropSchema?.();
+      return undefined;
+    }
+    redis = r;
+  }
+  const profileDir = o.profile
+    ? path.join(run.repoRoot, 'bench', 'results', 'profiles', variant.replace('+', '-'))
+    : undefined;
+  if (profileDir) mkdirSync(profileDir, { recursive: true });
+  const config: GatewayConfig = {
+    label: variant.replace('+', '-'),
+    repoRoot: run.repoRoot,
+    dataDir,
+    databaseUrl,
+    redisUrl: redis,
+    rootPassword: ROOT_PASSWORD,
+    logLevel: o.logLevel,
+    cpuProfileDir: profileDir,
+  };
+  say(`gateway (${variant}): setting up the scenario`);
+  const t0 = Date.now();
+  await useMode(upstreams, 'json');
+  const prepared = await prepareGateway(
+    runDir,
+    config,
+    { fast: upstreams.provider.origin, slow: upstreams.slow.origin },
+    say,
+  );
+  const setupS = Math.round((Date.now() - t0) / 100) / 10;
+  const { gateway, db, keys } = prepared;
+  const target: ChatTarget = {
+    label: `gateway (${variant})`,
+    origin: gateway.origin,
+    keys,
+    proc: gateway.proc,
+  };
+  const accounting: AccountingCheck[] = [];
+  const result: VariantResult = { variant, direct: {}, bare: {}, gateway: {}, accounting, setupS };
+  const targets = [baselines.direct, baselines.bare, target];
+  const keep = (figures: readonly object[]) => {
+    Object.assign(result.direct, figures[0]);
+    Object.assign(result.bare, figures[1]);
+    Object.assign(result.gateway, figures[2]);
+  };
+  // Each phase is checked on its own: the snapshot before it, and the one once all has settled.
+  let before = await snapshot(db, upstreams);
+  // Once a phase has failed to settle, waiting again in it would only repeat the timeout.
+  let stuck = false;
+  const startPhase = async () => {
+    before = await snapshot(db, upstreams);
+    stuck = false;
+  };
+  const settled = async () => {
+    const now = await waitSettled(db, upstreams, before);
+    if (!isSettled(before, now) && !stuck) {
+      stuck = true;
+      say(`  the gateway did not settle within ${SETTLE_TIMEOUT_MS / 1000} s`);
+    }
+    return now;
+  };
+  const check = async (phase: string) => accounting.push(checkAccounting(phase, before, await settled()));
+  // The gateway settles after replying; the next run starts once the previous one's backlog is written.
+  target.drain = async () => {
+    if (!stuck) await settled();
+  };
+  try {
+    keep(await measureChat(ctx, targets, bodies.chatBody));
+    await check('chat');
+
+    await useMode(upstreams, 'sse');
+    await startPhase();
+    keep(await measureStreams(ctx, targets, bodies.streamBody));
+    await check('stream');
+
+    await startPhase();
+    const slowResult = await runSlowStreams({
+      ...slowSpec,
+      origin: gateway.origin,
+      keys,
+      proc: gateway.proc,
+      probeUrl: `${gateway.origin}/api/status`,
+    });
+    result.gateway.slow = slowResult;
+    say(
+      `  gateway (${variant}) slow streams: RSS ${slowResult.rssPeakMb} MiB, ${slowResult.flowingMean} flowing, loop delay p99 ${slowResult.loopDelay?.p99Ms} ms`,
+    );
+    await check('slow streams');
+    for (const a of accounting) if (!a.ok) say(`  accounting ${a.phase}: ${a.problems.join('; ')}`);
+  } finally {
+    await gateway.stop();
+    await db.close();
+    await dropSchema?.().catch(() => {});
+  }
+  result.log = logComplaints(readFileSync(gateway.proc.logFile, 'utf8'));
+  if (result.log.warnings + result.log.errors > 0) {
+    say(`  the gateway logged ${result.log.warnings} warnings and ${result.log.errors} errors:`);
+    for (const m of result.log.messages) say(`    ${m.count} x ${m.level}: ${m.msg}`);
+  }
+  if (profileDir) {
+    const file = newestProfile(profileDir);
+    if (file) {
+      const summary = summarizeProfile(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, 25);
+      say(`cpu profile (${variant}): ${file}, ${summary.busyMs} ms busy`);
+      for (const a of summary.areas) say(`  ${String(a.share).padStart(5)}%  ${a.name}`);
+      say('  hottest functions (self time):');
+      for (const f of summary.functions) say(`  ${String(f.share).padStart(5)}%  ${f.name}`);
+    }
+  }
+  return result;
+}
