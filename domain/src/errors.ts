@@ -32,6 +32,10 @@ export const ErrorCode = {
   /** Enabling a limited token with no quota left. */
   tokenExhausted: 'token_exhausted',
   priceExists: 'price_exists',
+  /** An upstream provider answered with an error or could not be reached (channel tools). */
+  upstreamError: 'upstream_error',
+  /** The SMTP server refused or failed a mail we had to send now. */
+  mailFailed: 'mail_failed',
   internal: 'internal_error',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

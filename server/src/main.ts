@@ -26,11 +26,14 @@ import { logsQueries } from './db/queries/logs.js';
 import { modelOwnersQueries } from './db/queries/model-owners.js';
 import { optionsQueries } from './db/queries/options.js';
 import { pricesQueries } from './db/queries/prices.js';
+import { redemptionsQueries } from './db/queries/redemptions.js';
 import { sessionsQueries } from './db/queries/sessions.js';
+import { statisticsQueries } from './db/queries/statistics.js';
 import { tokensQueries } from './db/queries/tokens.js';
 import { userGroupsQueries } from './db/queries/user-groups.js';
 import { usersQueries } from './db/queries/users.js';
 import { type SeedResult, seedDatabase } from './db/seed.js';
+import { StatisticsRollup } from './jobs/statistics-rollup.js';
 import { type Mailer, SmtpMailer } from './mail/mailer.js';
 import { OptionStore } from './options/option-store.js';
 import { TokenCounter } from './providers/token-counter.js';
@@ -47,6 +50,7 @@ import { resolveSecrets, type Secrets } from './secrets.js';
 import type { Clock, Repos, Services } from './services.js';
 
 const OPTION_POLL_MS = 5000;
+const STATISTICS_ROLLUP_MS = 60_000;
 
 export interface ComposeOverrides {
   clock?: Clock;
@@ -101,6 +105,8 @@ export async function composeServices(
       tokens: tokensQueries(database),
       channels: channelsQueries(database),
       logs: logsQueries(database),
+      redemptions: redemptionsQueries(database),
+      statistics: statisticsQueries(database),
     };
     const passwords = overrides.passwords ?? new Argon2Hasher();
     const seed = await seedDatabase(repos, passwords, config.initialRootPassword, clock.nowSeconds());
@@ -174,6 +180,12 @@ export async function composeServices(
       await Promise.allSettled([...relay.pending]);
     });
 
+    const statisticsRollup = new StatisticsRollup(repos.statistics, clock, (err) =>
+      warn(`statistics rollup failed: ${String(err)}`),
+    );
+    statisticsRollup.start(STATISTICS_ROLLUP_MS);
+    closers.push(() => statisticsRollup.stop());
+
     const services: Services = {
       config,
       secrets,
@@ -189,6 +201,7 @@ export async function composeServices(
       mailer: overrides.mailer ?? new SmtpMailer(options),
       turnstile: overrides.turnstile ?? new HttpTurnstileVerifier(config.turnstileVerifyUrl),
       relay,
+      jobs: { statisticsRollup },
       clock,
       startTime: clock.nowSeconds(),
       close: async () => {
@@ -213,10 +226,15 @@ async function main(): Promise<void> {
     }
     throw err;
   }
+  // Warnings raised while composing wait for the logger; later ones (background jobs) go straight to it.
   const warnings: string[] = [];
-  const { services, seed } = await composeServices(config, { onWarning: (m) => warnings.push(m) });
+  let warn = (m: string): void => {
+    warnings.push(m);
+  };
+  const { services, seed } = await composeServices(config, { onWarning: (m) => warn(m) });
   const app = await buildApp(services);
   for (const w of warnings) app.log.warn(w);
+  warn = (m) => app.log.warn(m);
   if (seed.generatedRootPassword) {
     app.log.warn(
       `Created the root user. Username: root  Password: ${seed.generatedRootPassword}  (shown once; change it after signing in)`,

@@ -13,10 +13,13 @@ import type { LogsQueries } from './db/queries/logs.js';
 import type { ModelOwnersQueries } from './db/queries/model-owners.js';
 import type { OptionsQueries } from './db/queries/options.js';
 import type { PricesQueries } from './db/queries/prices.js';
+import type { RedemptionsQueries } from './db/queries/redemptions.js';
 import type { SessionsQueries } from './db/queries/sessions.js';
+import type { StatisticsQueries } from './db/queries/statistics.js';
 import type { TokensQueries } from './db/queries/tokens.js';
 import type { UserGroupsQueries } from './db/queries/user-groups.js';
 import type { UsersQueries } from './db/queries/users.js';
+import type { StatisticsRollup } from './jobs/statistics-rollup.js';
 import type { Mailer } from './mail/mailer.js';
 import type { OptionStore } from './options/option-store.js';
 import type { RelayServices } from './relay/relay-services.js';
@@ -33,6 +36,8 @@ export interface Repos {
   tokens: TokensQueries;
   channels: ChannelsQueries;
   logs: LogsQueries;
+  redemptions: RedemptionsQueries;
+  statistics: StatisticsQueries;
 }
 
 export interface Clock {
@@ -57,6 +62,8 @@ export interface Services {
   turnstile: TurnstileVerifier;
   /** The /v1 pipeline's in-memory tables, ledger and upstream pools. */
   relay: RelayServices;
+  /** Scheduled work, started by main.ts's composition and stopped by close(). */
+  jobs: { statisticsRollup: StatisticsRollup };
   clock: Clock;
   /** Unix seconds when this process started (site status `start_time`). */
   startTime: number;

@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import {
   ErrorCode,
+  LogType,
   loginInput,
   type RegisterInput,
   Role,
@@ -12,7 +13,8 @@ import { z } from 'zod';
 import { newAffCode, newRandomPassword, newResetToken, newVerificationCode } from '../auth/random-codes.js';
 import { clearSessionCookie, setSessionCookie } from '../auth/session-cookie.js';
 import { isUniqueViolation } from '../db/dialect.js';
-import { newUserRow } from '../db/queries/users.js';
+import type { NewLog } from '../db/queries/logs.js';
+import { balanceLogRow, newUserRow } from '../db/queries/users.js';
 import { ApiError } from '../http/api-error.js';
 import { type RouteContext, WithMessage } from '../http/route.js';
 import type { Services } from '../services.js';
@@ -88,33 +90,112 @@ export async function register({
   if (email && (await s.repos.users.byEmail(email))) {
     throw ApiError.conflict('This email address is already registered', ErrorCode.emailTaken);
   }
-  const inviter = body.aff_code ? await s.repos.users.byAffCode(body.aff_code) : undefined;
+  // An unknown or stale invite code (a link kept in the browser) never blocks a sign-up: it only
+  // earns nothing. A disabled inviter earns nothing either.
+  const found = body.aff_code ? await s.repos.users.byAffCode(body.aff_code) : undefined;
+  const inviter = found?.status === UserStatus.Enabled ? found : undefined;
+  const inviteeQuota = inviter ? o.QuotaForInvitee : 0;
   const passwordHash = await s.passwords.hash(body.password);
   const now = s.clock.nowSeconds();
   for (let attempt = 0; ; attempt++) {
     try {
-      const id = await s.repos.users.insert(
+      const { id } = await s.repos.users.insertWithRewards(
         newUserRow({
           username: body.username,
           password_hash: passwordHash,
           role: Role.Common,
           email,
-          quota: o.QuotaForNewUser,
+          quota: o.QuotaForNewUser + inviteeQuota,
           aff_code: newAffCode(),
           inviter_id: inviter?.id ?? 0,
           created_time: now,
         }),
+        inviter ? { inviterId: inviter.id, quota: o.QuotaForInviter } : undefined,
+        (userId, inviterPaid) =>
+          signupCreditLogs(
+            now,
+            { id: userId, username: body.username },
+            {
+              newUserQuota: o.QuotaForNewUser,
+              inviteeQuota,
+              ...(inviter
+                ? {
+                    inviter: {
+                      id: inviter.id,
+                      username: inviter.username,
+                      quota: inviterPaid ? o.QuotaForInviter : 0,
+                    },
+                  }
+                : {}),
+            },
+          ),
       );
       return { id };
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
-      // Either a concurrent sign-up took the username, or (rarely) the invite code collided.
+      // Either a concurrent sign-up took the username, or (rarely) the invite code collided. The
+      // transaction rolled back, so nobody was paid.
       if (await s.repos.users.usernameTaken(body.username)) {
         throw ApiError.conflict('This username is already taken', ErrorCode.usernameTaken);
       }
       if (attempt >= 3) throw err;
     }
   }
+}
+
+export interface SignupCredits {
+  /** `QuotaForNewUser` given to every new account. */
+  newUserQuota: number;
+  /** `QuotaForInvitee`, when the account signed up with a valid invite code. */
+  inviteeQuota: number;
+  /** The inviter, and the `QuotaForInviter` it was paid (0 when it was not). */
+  inviter?: { id: number; username: string; quota: number };
+}
+
+/** The system logs (type 4) of the credits a sign-up gives: one row per non-zero credit. */
+export function signupCreditLogs(
+  now: number,
+  user: { id: number; username: string },
+  credits: SignupCredits,
+): NewLog[] {
+  const rows: NewLog[] = [];
+  const log = (userId: number, username: string, quota: number, content: string, metadata: object) =>
+    rows.push(
+      balanceLogRow({
+        user_id: userId,
+        username,
+        type: LogType.System,
+        content,
+        quota,
+        created_at: now,
+        metadata: JSON.stringify(metadata),
+      }),
+    );
+  if (credits.newUserQuota > 0)
+    log(user.id, user.username, credits.newUserQuota, `New account bonus: ${credits.newUserQuota} quota`, {
+      reason: 'new_user',
+    });
+  if (credits.inviteeQuota > 0)
+    log(
+      user.id,
+      user.username,
+      credits.inviteeQuota,
+      `Invitation bonus for signing up with an invite code: ${credits.inviteeQuota} quota`,
+      { reason: 'invitee', inviter_id: credits.inviter?.id ?? 0 },
+    );
+  const inviter = credits.inviter;
+  if (inviter && inviter.quota > 0)
+    log(
+      inviter.id,
+      inviter.username,
+      inviter.quota,
+      `Invitation reward for inviting ${user.username}: ${inviter.quota} quota`,
+      {
+        reason: 'inviter',
+        invitee_id: user.id,
+      },
+    );
+  return rows;
 }
 
 export const loginBody = loginInput;

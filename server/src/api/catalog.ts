@@ -1,4 +1,6 @@
+import type { UserGroupView } from '@switchyard/domain';
 import type { RouteContext } from '../http/route.js';
+import { presentUserGroup } from './user-group-presenter.js';
 
 type Ctx = RouteContext<unknown, unknown, unknown>;
 
@@ -10,21 +12,11 @@ export async function listModelOwners({ s }: Ctx) {
 /** GET /api/user_group_map: public, enabled groups plus the caller's own, keyed by symbol. */
 export async function userGroupMap({ s, caller }: Ctx) {
   const own = caller?.user.group;
-  const out: Record<
-    string,
-    { id: number; symbol: string; name: string; ratio: number; public: boolean; api_rate: number }
-  > = {};
+  const out: Record<string, UserGroupView> = {};
   for (const g of await s.repos.userGroups.all()) {
     if (!g.enable) continue;
     if (!g.public && g.symbol !== own) continue;
-    out[g.symbol] = {
-      id: g.id,
-      symbol: g.symbol,
-      name: g.name,
-      ratio: g.ratio,
-      public: g.public === 1,
-      api_rate: g.api_rate,
-    };
+    out[g.symbol] = presentUserGroup(g);
   }
   return out;
 }

@@ -56,14 +56,14 @@ type ListQuery = PageRequest<ChannelOrderColumn> & {
 export const channelCreateBody = channelCreateInput;
 export const channelUpdateBody = channelUpdateInput;
 
-function selectableProvider(type: number): ProviderDef {
+export function selectableProvider(type: number): ProviderDef {
   const p = providerById(type);
   if (!p?.selectable) throw invalidField('type', `Channel type ${type} is not one that can be chosen`);
   return p;
 }
 
 /** Keys of one create call: one per non-empty line, except a JSON credential which spans lines. */
-function keyLines(provider: ProviderDef, key: string): string[] {
+export function keyLines(provider: ProviderDef, key: string): string[] {
   const trimmed = key.trim();
   if (provider.protocol === 'vertex' || trimmed.startsWith('{')) return trimmed ? [trimmed] : [];
   return trimmed
@@ -72,13 +72,13 @@ function keyLines(provider: ProviderDef, key: string): string[] {
     .filter(Boolean);
 }
 
-async function checkGroupsExist(s: Services, groups: readonly string[]): Promise<void> {
+export async function checkGroupsExist(s: Services, groups: readonly string[]): Promise<void> {
   const known = new Set((await s.repos.userGroups.all()).map((g) => g.symbol));
   const missing = groups.filter((g) => !known.has(g));
   if (missing.length > 0) throw invalidField('group', `No such group: ${missing.join(', ')}`);
 }
 
-function checkBaseUrl(provider: ProviderDef, baseUrl: string): void {
+export function checkBaseUrl(provider: ProviderDef, baseUrl: string): void {
   if (provider.baseUrlRequired && baseUrl === '')
     throw invalidField('base_url', `A base URL is required for ${provider.name} channels`);
 }
@@ -114,7 +114,7 @@ export async function listChannels({ s, query }: RouteContext<unknown, ListQuery
   return pageResult(query, rows.map(presentChannel), total);
 }
 
-async function liveChannel(s: Services, id: number) {
+export async function liveChannel(s: Services, id: number) {
   const row = await s.repos.channels.byId(id);
   if (!row) throw ApiError.notFound('Channel not found');
   return row;
@@ -185,8 +185,8 @@ export async function createChannel({
     caller,
     ip,
     'channel.create',
-    { type: 'channel', id: ids.join(',') },
-    { name: body.name, type: body.type, count: ids.length },
+    { type: 'channel', id: ids[0] ?? 0 },
+    { name: body.name, type: body.type, ids },
   );
   return ids.map((id, i) => presentChannel({ id, ...rows[i]!, deleted_at: null }));
 }

@@ -14,7 +14,35 @@ import {
   sendVerificationCode,
   turnstileQuery,
 } from './account.js';
+import { analyticsPeriod, analyticsStatistics, periodQuery } from './analytics.js';
+import { availableModels } from './available-models.js';
 import { listModelOwners, userGroupMap } from './catalog.js';
+import {
+  batchApiVersionBody,
+  batchDeleteBody,
+  batchDeleteModelBody,
+  copyChannel,
+  deleteChannels,
+  deleteDisabledChannels,
+  deleteDisabledInTag,
+  deleteTag,
+  editTag,
+  getTag,
+  listTagChannels,
+  listTags,
+  providerModels,
+  providerModelsBody,
+  removeModelFromChannels,
+  setChannelsApiVersion,
+  setTagPriority,
+  setTagStatus,
+  tagEditBody,
+  tagParams,
+  tagPriorityBody,
+  tagStatusParams,
+  updateAllBalances,
+  updateChannelBalance,
+} from './channel-tools.js';
 import {
   channelCreateBody,
   channelListQuery,
@@ -41,6 +69,14 @@ import {
   selfLogStat,
   selfLogStatQuery,
 } from './logs.js';
+import {
+  createModelOwner,
+  deleteModelOwner,
+  getModelOwner,
+  modelOwnerBody,
+  modelOwnerMap,
+  updateModelOwner,
+} from './model-owners.js';
 import { listOptions, putOptionBody, putOptions } from './options.js';
 import {
   createPrice,
@@ -59,8 +95,26 @@ import {
   updatePrice,
   updatePrices,
 } from './prices.js';
+import {
+  createRedemptions,
+  deleteRedemption,
+  exportRedemptions,
+  getRedemption,
+  getRedemptionKey,
+  listRedemptions,
+  redemptionCreateBody,
+  redemptionExportQuery,
+  redemptionListQuery,
+  redemptionUpdateBody,
+  redemptionUpdateQuery,
+  topup,
+  topupBody,
+  updateRedemption,
+} from './redemptions.js';
 import { generateAccessToken, getSelf, updateSelf } from './self.js';
+import { clearSecretOption, optionKeyParams, sendTestMail, smtpTestBody } from './settings-actions.js';
 import { siteStatus } from './site.js';
+import { userDashboard } from './statistics.js';
 import {
   createToken,
   deleteToken,
@@ -73,6 +127,34 @@ import {
   tokenUpdateQuery,
   updateToken,
 } from './tokens.js';
+import {
+  createUserGroup,
+  deleteUserGroup,
+  getUserGroup,
+  listGroupSymbols,
+  listUserGroups,
+  setUserGroupEnable,
+  updateUserGroup,
+  userGroupCreateBody,
+  userGroupEnableBody,
+  userGroupListQuery,
+  userGroupUpdateBody,
+} from './user-groups.js';
+import {
+  adjustUserQuota,
+  createUser,
+  deleteUser,
+  getAffCode,
+  getUser,
+  listUsers,
+  manageUser,
+  updateUser,
+  userCreateBody,
+  userListQuery,
+  userManageBody,
+  userQuotaBody,
+  userUpdateBody,
+} from './users.js';
 import { idParams } from './validation.js';
 
 /**
@@ -151,6 +233,170 @@ export const apiRoutes: readonly RouteDef[] = [
   route({ method: 'GET', url: '/api/user/self', access: 'user', handler: getSelf }),
   route({ method: 'PUT', url: '/api/user/self', access: 'user', body: updateSelfInput, handler: updateSelf }),
   route({ method: 'GET', url: '/api/user/token', access: 'user', handler: generateAccessToken }),
+  route({ method: 'GET', url: '/api/user/dashboard', access: 'user', handler: userDashboard }),
+
+  // Invites and top-up by code
+  route({ method: 'GET', url: '/api/user/aff', access: 'user', handler: getAffCode }),
+  route({
+    method: 'POST',
+    url: '/api/user/topup',
+    access: 'user',
+    rateLimit: 'critical',
+    body: topupBody,
+    handler: topup,
+  }),
+
+  // Users (admin)
+  route({ method: 'GET', url: '/api/user', access: 'admin', query: userListQuery, handler: listUsers }),
+  route({ method: 'GET', url: '/api/user/:id', access: 'admin', params: idParams, handler: getUser }),
+  route({ method: 'POST', url: '/api/user', access: 'admin', body: userCreateBody, handler: createUser }),
+  route({ method: 'PUT', url: '/api/user', access: 'admin', body: userUpdateBody, handler: updateUser }),
+  route({ method: 'DELETE', url: '/api/user/:id', access: 'admin', params: idParams, handler: deleteUser }),
+  route({
+    method: 'POST',
+    url: '/api/user/manage',
+    access: 'admin',
+    body: userManageBody,
+    handler: manageUser,
+  }),
+  route({
+    method: 'POST',
+    url: '/api/user/quota/:id',
+    access: 'admin',
+    params: idParams,
+    body: userQuotaBody,
+    handler: adjustUserQuota,
+  }),
+
+  // User groups
+  route({
+    method: 'GET',
+    url: '/api/user_group',
+    access: 'admin',
+    query: userGroupListQuery,
+    handler: listUserGroups,
+  }),
+  route({
+    method: 'GET',
+    url: '/api/user_group/:id',
+    access: 'admin',
+    params: idParams,
+    handler: getUserGroup,
+  }),
+  route({
+    method: 'POST',
+    url: '/api/user_group',
+    access: 'admin',
+    body: userGroupCreateBody,
+    handler: createUserGroup,
+  }),
+  route({
+    method: 'PUT',
+    url: '/api/user_group',
+    access: 'admin',
+    body: userGroupUpdateBody,
+    handler: updateUserGroup,
+  }),
+  route({
+    method: 'PUT',
+    url: '/api/user_group/enable/:id',
+    access: 'admin',
+    params: idParams,
+    body: userGroupEnableBody,
+    handler: setUserGroupEnable,
+  }),
+  route({
+    method: 'DELETE',
+    url: '/api/user_group/:id',
+    access: 'admin',
+    params: idParams,
+    handler: deleteUserGroup,
+  }),
+  route({ method: 'GET', url: '/api/group', access: 'admin', handler: listGroupSymbols }),
+
+  // Redemption codes
+  route({
+    method: 'GET',
+    url: '/api/redemption',
+    access: 'admin',
+    query: redemptionListQuery,
+    handler: listRedemptions,
+  }),
+  route({
+    method: 'GET',
+    url: '/api/redemption/export',
+    access: 'admin',
+    query: redemptionExportQuery,
+    handler: exportRedemptions,
+  }),
+  route({
+    method: 'GET',
+    url: '/api/redemption/:id',
+    access: 'admin',
+    params: idParams,
+    handler: getRedemption,
+  }),
+  route({
+    method: 'GET',
+    url: '/api/redemption/:id/key',
+    access: 'admin',
+    params: idParams,
+    handler: getRedemptionKey,
+  }),
+  route({
+    method: 'POST',
+    url: '/api/redemption',
+    access: 'admin',
+    body: redemptionCreateBody,
+    handler: createRedemptions,
+  }),
+  route({
+    method: 'PUT',
+    url: '/api/redemption',
+    access: 'admin',
+    body: redemptionUpdateBody,
+    query: redemptionUpdateQuery,
+    handler: updateRedemption,
+  }),
+  route({
+    method: 'DELETE',
+    url: '/api/redemption/:id',
+    access: 'admin',
+    params: idParams,
+    handler: deleteRedemption,
+  }),
+
+  // Model owners and available models
+  route({ method: 'GET', url: '/api/ownedby', access: 'guest', handler: modelOwnerMap }),
+  route({
+    method: 'GET',
+    url: '/api/model_ownedby/:id',
+    access: 'admin',
+    params: idParams,
+    handler: getModelOwner,
+  }),
+  route({
+    method: 'POST',
+    url: '/api/model_ownedby',
+    access: 'admin',
+    body: modelOwnerBody,
+    handler: createModelOwner,
+  }),
+  route({
+    method: 'PUT',
+    url: '/api/model_ownedby',
+    access: 'admin',
+    body: modelOwnerBody,
+    handler: updateModelOwner,
+  }),
+  route({
+    method: 'DELETE',
+    url: '/api/model_ownedby/:id',
+    access: 'admin',
+    params: idParams,
+    handler: deleteModelOwner,
+  }),
+  route({ method: 'GET', url: '/api/available_model', access: 'guest', handler: availableModels }),
 
   // Tokens: the caller's own only
   route({ method: 'GET', url: '/api/token', access: 'user', query: tokenListQuery, handler: listTokens }),
@@ -212,6 +458,98 @@ export const apiRoutes: readonly RouteDef[] = [
     access: 'admin',
     params: idParams,
     handler: deleteChannel,
+  }),
+
+  // Channel tools: batches, the upstream's models and balance, copies, whole tags
+  route({
+    method: 'DELETE',
+    url: '/api/channel/batch',
+    access: 'admin',
+    body: batchDeleteBody,
+    handler: deleteChannels,
+  }),
+  route({ method: 'DELETE', url: '/api/channel/disabled', access: 'admin', handler: deleteDisabledChannels }),
+  route({
+    method: 'PUT',
+    url: '/api/channel/batch/azure_api',
+    access: 'admin',
+    body: batchApiVersionBody,
+    handler: setChannelsApiVersion,
+  }),
+  route({
+    method: 'PUT',
+    url: '/api/channel/batch/del_model',
+    access: 'admin',
+    body: batchDeleteModelBody,
+    handler: removeModelFromChannels,
+  }),
+  route({
+    method: 'POST',
+    url: '/api/channel/provider_models_list',
+    access: 'admin',
+    body: providerModelsBody,
+    handler: providerModels,
+  }),
+  route({ method: 'GET', url: '/api/channel/update_balance', access: 'admin', handler: updateAllBalances }),
+  route({
+    method: 'GET',
+    url: '/api/channel/update_balance/:id',
+    access: 'admin',
+    params: idParams,
+    handler: updateChannelBalance,
+  }),
+  route({
+    method: 'POST',
+    url: '/api/channel/:id/copy',
+    access: 'admin',
+    params: idParams,
+    handler: copyChannel,
+  }),
+  route({ method: 'GET', url: '/api/channel_tag/_all', access: 'admin', handler: listTags }),
+  route({ method: 'GET', url: '/api/channel_tag/:tag', access: 'admin', params: tagParams, handler: getTag }),
+  route({
+    method: 'GET',
+    url: '/api/channel_tag/:tag/list',
+    access: 'admin',
+    params: tagParams,
+    handler: listTagChannels,
+  }),
+  route({
+    method: 'PUT',
+    url: '/api/channel_tag/:tag',
+    access: 'admin',
+    params: tagParams,
+    body: tagEditBody,
+    handler: editTag,
+  }),
+  route({
+    method: 'DELETE',
+    url: '/api/channel_tag/:tag',
+    access: 'admin',
+    params: tagParams,
+    handler: deleteTag,
+  }),
+  route({
+    method: 'DELETE',
+    url: '/api/channel_tag/:tag/disabled',
+    access: 'admin',
+    params: tagParams,
+    handler: deleteDisabledInTag,
+  }),
+  route({
+    method: 'PUT',
+    url: '/api/channel_tag/:tag/priority',
+    access: 'admin',
+    params: tagParams,
+    body: tagPriorityBody,
+    handler: setTagPriority,
+  }),
+  route({
+    method: 'PUT',
+    url: '/api/channel_tag/:tag/status/:status',
+    access: 'admin',
+    params: tagStatusParams,
+    handler: setTagStatus,
   }),
 
   // Prices
@@ -284,4 +622,28 @@ export const apiRoutes: readonly RouteDef[] = [
   // Settings
   route({ method: 'GET', url: '/api/option', access: 'root', handler: listOptions }),
   route({ method: 'PUT', url: '/api/option', access: 'root', body: putOptionBody, handler: putOptions }),
+  route({
+    method: 'POST',
+    url: '/api/option/smtp/test',
+    access: 'root',
+    body: smtpTestBody,
+    handler: sendTestMail,
+  }),
+  route({
+    method: 'DELETE',
+    url: '/api/option/:key',
+    access: 'root',
+    params: optionKeyParams,
+    handler: clearSecretOption,
+  }),
+
+  // Analytics (the daily rollup, never the log table)
+  route({ method: 'GET', url: '/api/analytics/statistics', access: 'admin', handler: analyticsStatistics }),
+  route({
+    method: 'GET',
+    url: '/api/analytics/period',
+    access: 'admin',
+    query: periodQuery,
+    handler: analyticsPeriod,
+  }),
 ];

@@ -1,4 +1,4 @@
-import type { SelfUser } from '@switchyard/domain';
+import type { SelfUser, UserAdminView } from '@switchyard/domain';
 import type { UserRow } from '../db/tables.js';
 
 /** The only shapes in which a user row leaves the server: never the hash or token material. */
@@ -39,4 +39,9 @@ export function presentSignedIn(u: UserRow) {
     avatar_url: u.avatar_url,
     group: u.group,
   };
+}
+
+/** A user as administrators see it (lists, details, the answer of an edit). */
+export function presentUserAdmin(u: UserRow): UserAdminView {
+  return { ...presentSelf(u), last_login_ip: u.last_login_ip };
 }

@@ -158,6 +158,127 @@ export function channelsQueries({ db, dialect }: Database) {
       return (await byId(id)) !== undefined;
     },
 
+    /** Live channels among `ids`, by id. */
+    async byIds(ids: readonly number[]): Promise<ChannelRow[]> {
+      if (ids.length === 0) return [];
+      return live().selectAll().where('id', 'in', ids).orderBy('id').execute();
+    },
+
+    /** Live members of a tag, oldest first (the first one stands for the tag's shared settings). */
+    async byTag(tag: string): Promise<ChannelRow[]> {
+      return live().selectAll().where('tag', '=', tag).orderBy('id').execute();
+    },
+
+    /** Every non-empty tag of the live channels with its member counts. */
+    async tags(): Promise<{ tag: string; count: number; enabled: number }[]> {
+      const rows = await live()
+        .where('tag', '!=', '')
+        .select((eb) => [
+          'tag',
+          eb.fn.countAll<number>().as('n'),
+          eb.fn
+            .sum<number>(eb.case().when('status', '=', ChannelStatus.Enabled).then(1).else(0).end())
+            .as('enabled'),
+        ])
+        .groupBy('tag')
+        .orderBy('tag')
+        .execute();
+      return rows.map((r) => ({ tag: r.tag, count: toNumber(r.n), enabled: toNumber(r.enabled) }));
+    },
+
+    /** Ids of the live channels that are disabled, by hand or automatically (optionally within a tag). */
+    async disabledIds(tag?: string): Promise<number[]> {
+      let q = live()
+        .select('id')
+        .where('status', 'in', [ChannelStatus.ManuallyDisabled, ChannelStatus.AutoDisabled]);
+      if (tag !== undefined) q = q.where('tag', '=', tag);
+      return (await q.orderBy('id').execute()).map((r) => r.id);
+    },
+
+    /** Soft-deletes the live channels among `ids`; returns how many were deleted. */
+    async softDeleteMany(ids: readonly number[], now: number): Promise<number> {
+      if (ids.length === 0) return 0;
+      const result = await db
+        .updateTable('channels')
+        .set({ deleted_at: now })
+        .where('id', 'in', ids)
+        .where('deleted_at', 'is', null)
+        .executeTakeFirst();
+      return toNumber(result.numUpdatedRows);
+    },
+
+    /** Applies one patch to the live channels among `ids`; returns how many there are. */
+    async updateMany(ids: readonly number[], patch: ChannelPatch): Promise<number> {
+      const targets = await live()
+        .select('id')
+        .where('id', 'in', ids.length > 0 ? ids : [0])
+        .execute();
+      if (targets.length === 0 || Object.keys(patch).length === 0) return targets.length;
+      await db
+        .updateTable('channels')
+        .set(patch)
+        .where(
+          'id',
+          'in',
+          targets.map((t) => t.id),
+        )
+        .where('deleted_at', 'is', null)
+        .execute();
+      // Counted before the write: MySQL reports only rows whose values changed.
+      return targets.length;
+    },
+
+    /** Different patches for several channels, all or none. */
+    async updateEach(changes: readonly { id: number; patch: ChannelPatch }[]): Promise<void> {
+      await db.transaction().execute(async (trx) => {
+        for (const { id, patch } of changes) {
+          if (Object.keys(patch).length === 0) continue;
+          await trx
+            .updateTable('channels')
+            .set(patch)
+            .where('id', '=', id)
+            .where('deleted_at', 'is', null)
+            .execute();
+        }
+      });
+    },
+
+    /**
+     * One whole-tag edit in one transaction: the shared patch on every live member, the removed
+     * members soft-deleted, the new members inserted. Returns the new members' ids.
+     */
+    async applyTagEdit(edit: {
+      tag: string;
+      patch: ChannelPatch;
+      deleteIds: readonly number[];
+      insert: readonly NewChannel[];
+      now: number;
+    }): Promise<number[]> {
+      return db.transaction().execute(async (trx) => {
+        if (edit.deleteIds.length > 0) {
+          await trx
+            .updateTable('channels')
+            .set({ deleted_at: edit.now })
+            .where('id', 'in', edit.deleteIds)
+            .where('deleted_at', 'is', null)
+            .execute();
+        }
+        if (Object.keys(edit.patch).length > 0) {
+          await trx
+            .updateTable('channels')
+            .set(edit.patch)
+            .where('tag', '=', edit.tag)
+            .where('deleted_at', 'is', null)
+            .execute();
+        }
+        const ids: number[] = [];
+        for (const row of edit.insert) {
+          ids.push(await insertReturningId(dialect, trx.insertInto('channels').values(row)));
+        }
+        return ids;
+      });
+    },
+
     async softDelete(id: number, now: number): Promise<boolean> {
       const result = await db
         .updateTable('channels')

@@ -1,8 +1,59 @@
+import { UserStatus } from '@switchyard/domain';
+import type { Expression, SqlBool } from 'kysely';
 import type { Database } from '../create-db.js';
 import { insertReturningId, toNumber } from '../dialect.js';
 import type { NewUser, UserPatch, UserRow } from '../tables.js';
+import { type ListRequest, likeInsensitive, prefixPattern } from './channels.js';
+import type { NewLog } from './logs.js';
 
 export type UsersQueries = ReturnType<typeof usersQueries>;
+
+export const USER_ORDERABLE = [
+  'id',
+  'username',
+  'role',
+  'status',
+  'quota',
+  'used_quota',
+  'request_count',
+  'created_time',
+  'last_login_time',
+  'last_login_ip',
+] as const;
+export type UserOrderColumn = (typeof USER_ORDERABLE)[number];
+
+/** A log row that records a balance change (top-up, manage, system): every relay column zero. */
+export function balanceLogRow(
+  fields: Pick<NewLog, 'user_id' | 'username' | 'type' | 'content' | 'quota' | 'created_at'> &
+    Partial<Pick<NewLog, 'source_ip' | 'metadata'>>,
+): NewLog {
+  return {
+    token_id: 0,
+    token_name: '',
+    model_name: '',
+    prompt_tokens: 0,
+    completion_tokens: 0,
+    channel_id: 0,
+    request_time: 0,
+    first_response_time: 0,
+    is_stream: 0,
+    source_ip: '',
+    group: '',
+    metadata: '{}',
+    ...fields,
+  };
+}
+
+/** Outcome of an administrator's quota adjustment. */
+export type QuotaAdjustment =
+  | { ok: true; quota: number }
+  | { ok: false; reason: 'not_found' | 'insufficient' | 'too_large' };
+
+/** Who invited a new user and what they earn for it, paid in the sign-up's transaction. */
+export interface InviterReward {
+  inviterId: number;
+  quota: number;
+}
 
 /** A new user row: the given identity with every other column at its starting value. */
 export function newUserRow(
@@ -70,6 +121,151 @@ export function usersQueries({ db, dialect }: Database) {
     async update(id: number, patch: UserPatch): Promise<void> {
       await db.updateTable('users').set(patch).where('id', '=', id).where('deleted_at', 'is', null).execute();
     },
+    /**
+     * Users for the admin list. `keyword` matches an exact id, or a prefix (any case) of the
+     * username, email, display name or group.
+     */
+    async list(
+      keyword: string | undefined,
+      page: ListRequest<UserOrderColumn>,
+    ): Promise<{ rows: UserRow[]; total: number }> {
+      const filtered = () => {
+        let q = db.selectFrom('users').where('deleted_at', 'is', null);
+        if (keyword) {
+          const pattern = prefixPattern(keyword);
+          q = q.where((eb) => {
+            const any: Expression<SqlBool>[] = [
+              likeInsensitive(dialect, 'username', pattern),
+              likeInsensitive(dialect, 'email', pattern),
+              likeInsensitive(dialect, 'display_name', pattern),
+              likeInsensitive(dialect, 'group', pattern),
+            ];
+            if (/^\d{1,15}$/.test(keyword)) any.push(eb('id', '=', Number(keyword)));
+            return eb.or(any);
+          });
+        }
+        return q;
+      };
+      let q = filtered().selectAll();
+      for (const o of page.order) q = q.orderBy(o.column, o.direction);
+      if (!page.order.some((o) => o.column === 'id')) q = q.orderBy('id', 'desc');
+      const [rows, count] = await Promise.all([
+        q.limit(page.size).offset(page.offset).execute(),
+        filtered()
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow(),
+      ]);
+      return { rows, total: toNumber(count.n) };
+    },
+
+    /**
+     * Changes a live user only while its role is still `role`: the role rules were checked against
+     * that role, so a concurrent promotion or demotion makes this a no-op (false) instead of a bypass.
+     */
+    async updateIfRole(id: number, role: number, patch: UserPatch): Promise<boolean> {
+      const result = await db
+        .updateTable('users')
+        .set(patch)
+        .where('id', '=', id)
+        .where('role', '=', role)
+        .where('deleted_at', 'is', null)
+        .executeTakeFirst();
+      return toNumber(result.numUpdatedRows) > 0;
+    },
+
+    /**
+     * Soft delete (while the role is still `role`): the row stays for the logs, renamed to
+     * `newUsername` so the name can be taken again, and its access token stops working.
+     */
+    async softDelete(id: number, role: number, newUsername: string, now: number): Promise<boolean> {
+      const result = await db
+        .updateTable('users')
+        .set({ deleted_at: now, username: newUsername, access_token_hash: null })
+        .where('id', '=', id)
+        .where('role', '=', role)
+        .where('deleted_at', 'is', null)
+        .executeTakeFirst();
+      return toNumber(result.numUpdatedRows) > 0;
+    },
+
+    /**
+     * Adds `delta` (negative to deduct) to a live user's quota and writes `log` in the same
+     * transaction. A deduction is one conditional update (`quota >= -delta`), so however many run
+     * at once the balance never goes below zero.
+     */
+    async adjustQuota(id: number, delta: number, log: (balance: number) => NewLog): Promise<QuotaAdjustment> {
+      return db.transaction().execute(async (trx): Promise<QuotaAdjustment> => {
+        let update = trx
+          .updateTable('users')
+          .set((eb) => ({ quota: eb('quota', '+', delta) }))
+          .where('id', '=', id)
+          .where('deleted_at', 'is', null);
+        if (delta < 0) update = update.where('quota', '>=', -delta);
+        // Balances stay exact JavaScript numbers.
+        else update = update.where('quota', '<=', Number.MAX_SAFE_INTEGER - delta);
+        const result = await update.executeTakeFirst();
+        if (toNumber(result.numUpdatedRows) !== 1) {
+          const exists = await trx
+            .selectFrom('users')
+            .select('id')
+            .where('id', '=', id)
+            .where('deleted_at', 'is', null)
+            .executeTakeFirst();
+          if (!exists) return { ok: false, reason: 'not_found' };
+          return { ok: false, reason: delta < 0 ? 'insufficient' : 'too_large' };
+        }
+        const row = await trx
+          .selectFrom('users')
+          .select('quota')
+          .where('id', '=', id)
+          .executeTakeFirstOrThrow();
+        const balance = toNumber(row.quota);
+        await trx.insertInto('logs').values(log(balance)).execute();
+        return { ok: true, quota: balance };
+      });
+    },
+
+    /** Gives a user without an invite code (rows from before codes existed) this one; false if it has one. */
+    async setAffCodeIfMissing(id: number, code: string): Promise<boolean> {
+      const result = await db
+        .updateTable('users')
+        .set({ aff_code: code })
+        .where('id', '=', id)
+        .where('aff_code', '=', '')
+        .where('deleted_at', 'is', null)
+        .executeTakeFirst();
+      return toNumber(result.numUpdatedRows) > 0;
+    },
+
+    /**
+     * Inserts a new user, pays its inviter (if still an enabled account) and writes the log rows of
+     * both credits, all in one transaction: a failed sign-up pays nobody. `logs` receives the new
+     * id and whether the inviter was paid. Returns the new user's id and whether the inviter was paid.
+     */
+    async insertWithRewards(
+      user: NewUser,
+      reward: InviterReward | undefined,
+      logs: (userId: number, inviterPaid: boolean) => NewLog[],
+    ): Promise<{ id: number; inviterPaid: boolean }> {
+      return db.transaction().execute(async (trx) => {
+        const id = await insertReturningId(dialect, trx.insertInto('users').values(user));
+        let inviterPaid = false;
+        if (reward && reward.quota > 0) {
+          const result = await trx
+            .updateTable('users')
+            .set((eb) => ({ quota: eb('quota', '+', reward.quota) }))
+            .where('id', '=', reward.inviterId)
+            .where('status', '=', UserStatus.Enabled)
+            .where('deleted_at', 'is', null)
+            .executeTakeFirst();
+          inviterPaid = toNumber(result.numUpdatedRows) === 1;
+        }
+        const rows = logs(id, inviterPaid);
+        if (rows.length > 0) await trx.insertInto('logs').values(rows).execute();
+        return { id, inviterPaid };
+      });
+    },
+
     async count(): Promise<number> {
       const row = await db
         .selectFrom('users')
