@@ -1,4 +1,6 @@
 import type { Messages } from '../types';
+import { adminEnUS } from './admin/en-us';
+import { userEnUS } from './user/en-us';
 
 export const enUS: Messages = {
   app: {
@@ -243,4 +245,6 @@ export const enUS: Messages = {
     message: 'The page hit an unexpected error. Please reload and try again.',
     reload: 'Reload',
   },
+  user: userEnUS,
+  admin: adminEnUS,
 };

@@ -1,4 +1,6 @@
 import type { Messages } from '../types';
+import { adminJaJP } from './admin/ja-jp';
+import { userJaJP } from './user/ja-jp';
 
 export const jaJP: Messages = {
   app: {
@@ -241,4 +243,6 @@ export const jaJP: Messages = {
     message: 'ページで予期しないエラーが発生しました。再読み込みしてもう一度お試しください。',
     reload: '再読み込み',
   },
+  user: userJaJP,
+  admin: adminJaJP,
 };

@@ -1,4 +1,6 @@
 // The source locale: every other locale must have exactly these keys (see i18n.test.ts).
+import { adminZhCN } from './admin/zh-cn';
+import { userZhCN } from './user/zh-cn';
 export const zhCN = {
   app: {
     name: 'Switchyard',
@@ -240,4 +242,6 @@ export const zhCN = {
     message: '页面遇到了意外错误，请刷新后重试。',
     reload: '刷新页面',
   },
+  user: userZhCN,
+  admin: adminZhCN,
 };

@@ -1,4 +1,6 @@
 import type { Messages } from '../types';
+import { adminZhHK } from './admin/zh-hk';
+import { userZhHK } from './user/zh-hk';
 
 export const zhHK: Messages = {
   app: {
@@ -241,4 +243,6 @@ export const zhHK: Messages = {
     message: '頁面遇到了意外錯誤，請重新整理後重試。',
     reload: '重新整理',
   },
+  user: userZhHK,
+  admin: adminZhHK,
 };

@@ -1,0 +1,4 @@
+import type { Messages } from '../../types';
+import type { adminZhCN } from './zh-cn';
+
+export const adminZhHK: Messages<typeof adminZhCN> = {};
