@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { defineConfig } from '@playwright/test';
 import { ROOT } from './tests/support';
 
-const PORT = 3123;
+// E2E_PORT lets two checkouts run their browser tests side by side.
+const PORT = Number(process.env.E2E_PORT ?? 3123);
 
 // Workers load this file too; they inherit the directory chosen by the main process instead of
 // making their own.
