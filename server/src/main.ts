@@ -7,7 +7,9 @@ import { Argon2Hasher, type PasswordHasher } from './auth/passwords.js';
 import { RedisSessionStore } from './auth/redis-session-store.js';
 import { DbSessionStore, type SessionStore } from './auth/session-store.js';
 import { HttpTurnstileVerifier, type TurnstileVerifier } from './auth/turnstile.js';
+import { KyselyLedgerStore } from './billing/kysely-ledger-store.js';
 import { Ledger } from './billing/ledger.js';
+import { SqliteWorkerLedger } from './billing/sqlite-worker-ledger.js';
 import { WriteBatcher } from './billing/write-batcher.js';
 import { type ChangeBus, LocalChangeBus, RedisChangeBus } from './cache/change-bus.js';
 import { type KvStore, MemoryKvStore } from './cache/kv-store.js';
@@ -157,9 +159,15 @@ export async function composeServices(
     const secretBox = new SecretBox(secrets.secretKey);
     const tables = new RelayTables(repos, bus, warn);
     await tables.reload();
-    const writer = new WriteBatcher(database.db);
+    // SQLite: the ledger's SQL runs in a thread of its own (design §4 "Speed"); the servers: Kysely
+    // through the group-commit writer.
+    const ledger = new Ledger(
+      database.sqliteFile
+        ? new SqliteWorkerLedger(database.sqliteFile, { onError: warn })
+        : new KyselyLedgerStore(database, new WriteBatcher(database.db)),
+    );
     // Drains pending settlements before the database closes (closers run in reverse order).
-    closers.push(() => writer.close());
+    closers.push(() => ledger.close());
     const upstream = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, connections: 256 });
     closers.push(() => upstream.close());
     const relay = {
@@ -167,8 +175,7 @@ export async function composeServices(
       auth: new RelayAuthenticator(repos, secretBox, bus, clock.nowMs),
       selector: new ChannelSelector(() => tables.routing, health),
       health,
-      ledger: new Ledger(database, writer),
-      writer,
+      ledger,
       counter: new TokenCounter(),
       bucket,
       upstream,

@@ -4,14 +4,21 @@ import { createDb, type Database } from '../db/create-db.js';
 import { insertReturningId, toNumber } from '../db/dialect.js';
 import { migrateToLatest } from '../db/migrations/index.js';
 import { createTestDatabase, engineTargets, type TestDatabase } from '../test/databases.js';
+import { KyselyLedgerStore } from './kysely-ledger-store.js';
 import { type ConsumeLog, Ledger, type Reservation } from './ledger.js';
+import { SqliteWorkerLedger } from './sqlite-worker-ledger.js';
 import { WriteBatcher } from './write-batcher.js';
 
-for (const target of engineTargets()) {
-  describe.skipIf(target.skipReason !== undefined)(`Ledger on ${target.engine}`, () => {
+// Every store runs the same cases: Kysely on each engine, and the SQLite worker thread.
+const variants = engineTargets().flatMap((target) => [
+  { target, store: 'kysely' as const },
+  ...(target.engine === 'sqlite' ? [{ target, store: 'worker' as const }] : []),
+]);
+
+for (const { target, store } of variants) {
+  describe.skipIf(target.skipReason !== undefined)(`Ledger (${store} store) on ${target.engine}`, () => {
     let testDb: TestDatabase;
     let d: Database;
-    let writer: WriteBatcher;
     let ledger: Ledger;
     let seq = 0;
 
@@ -19,11 +26,14 @@ for (const target of engineTargets()) {
       testDb = await createTestDatabase(target);
       d = createDb(testDb.url, { poolSize: 10 });
       await migrateToLatest(d.db, d.dialect);
-      writer = new WriteBatcher(d.db);
-      ledger = new Ledger(d, writer);
+      ledger = new Ledger(
+        store === 'worker' && d.sqliteFile
+          ? new SqliteWorkerLedger(d.sqliteFile)
+          : new KyselyLedgerStore(d, new WriteBatcher(d.db)),
+      );
     });
     afterAll(async () => {
-      await writer?.close();
+      await ledger?.close();
       await d?.close();
       await testDb?.drop();
     });

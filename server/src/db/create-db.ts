@@ -1,15 +1,16 @@
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
-import SQLite from 'better-sqlite3';
-import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect } from 'kysely';
+import type SQLite from 'better-sqlite3';
+import { Kysely, MysqlDialect, PostgresDialect, type SqliteDatabase, SqliteDialect } from 'kysely';
 import { createPool as createMysqlPool } from 'mysql2';
 import pg from 'pg';
 import type { DialectName } from './dialect.js';
+import { openSqliteFile } from './sqlite-file.js';
 import type { Tables } from './tables.js';
 
 export interface Database {
   db: Kysely<Tables>;
   dialect: DialectName;
+  /** The SQLite file behind `db` (not for `:memory:`), for work that opens its own connection. */
+  sqliteFile?: string;
   close(): Promise<void>;
 }
 
@@ -39,14 +40,14 @@ export function createDb(url: string, options: DbOptions = {}): Database {
   const poolSize = options.poolSize ?? 10;
   if (url.startsWith('sqlite:')) {
     const file = url.slice('sqlite:'.length);
-    if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-    const sqlite = new SQLite(file);
-    sqlite.pragma('journal_mode = WAL');
-    sqlite.pragma('synchronous = NORMAL');
-    sqlite.pragma('foreign_keys = ON');
-    sqlite.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
-    const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: sqlite }) });
-    return { db, dialect: 'sqlite', close: () => db.destroy() };
+    const sqlite = openSqliteFile(file, options.busyTimeoutMs);
+    const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+    return {
+      db,
+      dialect: 'sqlite',
+      ...(file === ':memory:' ? {} : { sqliteFile: file }),
+      close: () => db.destroy(),
+    };
   }
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
     const pool = new pg.Pool({ connectionString: url, max: poolSize, types: pgTypes() });
@@ -68,4 +69,27 @@ export function createDb(url: string, options: DbOptions = {}): Database {
     return { db, dialect: 'mysql', close: () => db.destroy() };
   }
   throw new Error(`Unsupported DATABASE_URL: ${url.split(':')[0]}`);
+}
+
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Kysely prepares every query anew; preparing costs as much as running a small one. The gateway
+ * runs a few hundred distinct statements, so they are kept by their SQL text. Kysely never streams
+ * (`iterate`) here, so one statement is never in use twice at the same time.
+ */
+function withStatementCache(sqlite: SQLite.Database): SqliteDatabase {
+  const statements = new Map<string, SQLite.Statement>();
+  return {
+    close: () => sqlite.close(),
+    prepare(sql: string) {
+      let statement = statements.get(sql);
+      if (!statement) {
+        if (statements.size >= STATEMENT_CACHE_SIZE) statements.clear();
+        statement = sqlite.prepare(sql);
+        statements.set(sql, statement);
+      }
+      return statement;
+    },
+  };
 }

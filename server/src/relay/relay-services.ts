@@ -1,6 +1,5 @@
 import type { Dispatcher } from 'undici';
 import type { Ledger } from '../billing/ledger.js';
-import type { WriteBatcher } from '../billing/write-batcher.js';
 import type { TokenBucket } from '../cache/token-bucket.js';
 import type { TokenCounter } from '../providers/token-counter.js';
 import type { ChannelTestRun } from './channel-tester.js';
@@ -16,7 +15,6 @@ export interface RelayServices {
   selector: ChannelSelector;
   health: ChannelHealth;
   ledger: Ledger;
-  writer: WriteBatcher;
   counter: TokenCounter;
   bucket: TokenBucket;
   /** Keep-alive connection pools to the upstreams, one per origin. */

@@ -39,7 +39,7 @@ export async function createToken(
 export async function settled(t: TestApp): Promise<void> {
   for (let i = 0; i < 100; i++) {
     await Promise.allSettled([...t.s.relay.pending]);
-    await t.s.relay.writer.flush();
+    await t.s.relay.ledger.flush();
     if (t.s.relay.pending.size === 0) return;
   }
   throw new Error('settlements did not finish');

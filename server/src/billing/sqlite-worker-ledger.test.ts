@@ -1,0 +1,146 @@
+import { TokenStatus } from '@switchyard/domain';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDb, type Database } from '../db/create-db.js';
+import { migrateToLatest } from '../db/migrations/index.js';
+import { openSqliteFile } from '../db/sqlite-file.js';
+import { createTestDatabase, engineTargets, type TestDatabase } from '../test/databases.js';
+import { SqliteLedgerCore } from './sqlite-ledger-core.js';
+import { SqliteWorkerLedger } from './sqlite-worker-ledger.js';
+
+const sqlite = engineTargets().find((t) => t.engine === 'sqlite')!;
+
+describe('the SQLite ledger thread', () => {
+  let testDb: TestDatabase;
+  let d: Database;
+  let userId = 0;
+
+  beforeAll(async () => {
+    testDb = await createTestDatabase(sqlite);
+    d = createDb(testDb.url);
+    await migrateToLatest(d.db, d.dialect);
+    const row = await d.db
+      .insertInto('users')
+      .values({
+        username: 'ledger',
+        password_hash: 'x',
+        display_name: '',
+        role: 1,
+        status: 1,
+        email: '',
+        avatar_url: '',
+        github_id: '',
+        wechat_id: '',
+        lark_id: '',
+        oidc_id: '',
+        telegram_id: 0,
+        access_token_hash: null,
+        quota: 1000,
+        used_quota: 0,
+        request_count: 0,
+        group: 'default',
+        aff_code: 'affledger',
+        inviter_id: 0,
+        last_login_time: 0,
+        last_login_ip: '',
+        created_time: 0,
+        deleted_at: null,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    userId = Number(row.id);
+  });
+  afterAll(async () => {
+    await d?.close();
+    await testDb?.drop();
+  });
+
+  const held = (amount: number) => ({ userId, tokenId: 0, tokenUnlimited: true, amount });
+  const log = (content: string) => ({
+    user_id: userId,
+    created_at: 1,
+    type: 2,
+    content,
+    username: 'ledger',
+    token_id: 0,
+    token_name: '',
+    model_name: 'm',
+    prompt_tokens: 1,
+    completion_tokens: 1,
+    channel_id: 0,
+    request_time: 1,
+    first_response_time: 1,
+    is_stream: 0,
+    source_ip: '',
+    group: 'default',
+    metadata: '{}',
+  });
+  const balance = async () =>
+    Number(
+      (await d.db.selectFrom('users').select('quota').where('id', '=', userId).executeTakeFirstOrThrow())
+        .quota,
+    );
+
+  it('undoes a failing job alone: its neighbours in the batch still commit', async () => {
+    const core = new SqliteLedgerCore(openSqliteFile(d.sqliteFile!), {
+      enabled: TokenStatus.Enabled,
+      exhausted: TokenStatus.Exhausted,
+    });
+    const before = await balance();
+    expect(core.reserve(held(30))).toBeNull();
+    const results = core.runBatch([
+      { kind: 'settle', held: held(10), finalQuota: 10, log: log('first'), recordLog: true },
+      // NOT NULL user_id: the insert fails after the balance moved; the savepoint undoes both.
+      {
+        kind: 'settle',
+        held: held(10),
+        finalQuota: 10,
+        log: { ...log('bad'), user_id: null },
+        recordLog: true,
+      },
+      { kind: 'settle', held: held(10), finalQuota: 4, log: log('third'), recordLog: true },
+    ]);
+    core.close();
+    expect(results.map((r) => r.ok)).toEqual([true, false, true]);
+    expect(results[2]).toEqual({ ok: true, value: { charged: 4, refunded: 6, shortfall: 0 } });
+    const logs = await d.db.selectFrom('logs').select(['content', 'quota']).orderBy('id').execute();
+    expect(logs.map((l) => [l.content, Number(l.quota)])).toEqual([
+      ['first', 10],
+      ['third', 4],
+    ]);
+    // 30 reserved; the first settle keeps 10, the third refunds 6, the failed one changed nothing.
+    expect(await balance()).toBe(before - 30 + 6);
+  });
+
+  it('holds new reserves back while the settlements waiting to commit fill its capacity', async () => {
+    const ledger = new SqliteWorkerLedger(d.sqliteFile!, { capacity: 1, intervalMs: 100 });
+    try {
+      const order: string[] = [];
+      const settled = ledger.settle(held(0), 0, log('slow'), true).then(() => order.push('settled'));
+      const reserved = ledger.reserve(held(1)).then((refusal) => {
+        order.push('reserved');
+        return refusal;
+      });
+      await Promise.all([settled, reserved]);
+      expect(order).toEqual(['settled', 'reserved']);
+      expect(await reserved).toBeNull();
+    } finally {
+      await ledger.close();
+    }
+  });
+
+  it('answers every call after a restart of a thread that died', async () => {
+    const errors: string[] = [];
+    const ledger = new SqliteWorkerLedger(d.sqliteFile!, { onError: (m) => errors.push(m) });
+    try {
+      expect(await ledger.reserve(held(1))).toBeNull();
+      // Reach the live thread through the store's own field to simulate a crash.
+      const worker = (ledger as unknown as { worker: { terminate(): Promise<number> } }).worker;
+      await worker.terminate();
+      expect(errors).toHaveLength(1);
+      expect(await ledger.reserve(held(1))).toBeNull();
+      await expect(ledger.reserve(held(1_000_000))).resolves.toBe('insufficient_user_quota');
+    } finally {
+      await ledger.close();
+    }
+  });
+});

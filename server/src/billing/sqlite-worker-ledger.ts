@@ -1,0 +1,184 @@
+import { Worker } from 'node:worker_threads';
+import { TokenStatus } from '@switchyard/domain';
+import type { ConsumeLog, LedgerStore, ReserveRefusal } from './ledger.js';
+import type { HeldQuota, JobResult, LedgerJob, SettledAmounts } from './sqlite-ledger-core.js';
+import type { LedgerMessage, LedgerRequest, LedgerWorkerData } from './sqlite-ledger-worker.js';
+
+export interface SqliteWorkerLedgerOptions {
+  busyTimeoutMs?: number;
+  /** How long the first settlement of an idle queue waits for company. Default 2 ms. */
+  intervalMs?: number;
+  /** Settlements per transaction. Default 512. */
+  maxBatch?: number;
+  /** Settlements submitted and not yet committed before new reserves wait. Default 10 000. */
+  capacity?: number;
+  /** A worker that died is replaced; this hears why. */
+  onError?: (message: string) => void;
+}
+
+type RequestBody =
+  | { t: 'reserve'; held: HeldQuota }
+  | { t: 'job'; job: LedgerJob }
+  | { t: 'flush' }
+  | { t: 'close' };
+
+interface Pending {
+  resolve: (value: unknown) => void;
+  reject: (err: Error) => void;
+}
+
+export class LedgerWorkerError extends Error {
+  constructor(
+    message: string,
+    readonly code?: string,
+  ) {
+    super(message);
+    this.name = 'LedgerWorkerError';
+  }
+}
+
+/**
+ * The SQLite ledger store: the SQL runs in a worker thread on its own connection, so commits never
+ * stall the event loop. Back-pressure: while `capacity` settlements wait to be committed, new
+ * reserves wait, so requests slow down instead of queueing without bound; nothing is dropped.
+ */
+export class SqliteWorkerLedger implements LedgerStore {
+  private worker: Worker | undefined;
+  private nextId = 1;
+  private readonly pending = new Map<number, Pending>();
+  private unsettled = 0;
+  private readonly roomWaiters: (() => void)[] = [];
+  private closed = false;
+  /** Requests of this turn of the event loop, posted together (one message costs as much as many). */
+  private outbox: LedgerRequest[] = [];
+  private readonly capacity: number;
+  private readonly data: LedgerWorkerData;
+
+  constructor(
+    file: string,
+    private readonly options: SqliteWorkerLedgerOptions = {},
+  ) {
+    this.capacity = options.capacity ?? 10_000;
+    this.data = {
+      file,
+      busyTimeoutMs: options.busyTimeoutMs ?? 5000,
+      intervalMs: options.intervalMs ?? 2,
+      maxBatch: options.maxBatch ?? 512,
+      status: { enabled: TokenStatus.Enabled, exhausted: TokenStatus.Exhausted },
+    };
+  }
+
+  async reserve(held: HeldQuota): Promise<ReserveRefusal | null> {
+    while (this.unsettled >= this.capacity) await new Promise<void>((wake) => this.roomWaiters.push(wake));
+    return (await this.call({ t: 'reserve', held: plainHeld(held) })) as ReserveRefusal | null;
+  }
+
+  settle(held: HeldQuota, finalQuota: number, log: ConsumeLog, recordLog: boolean): Promise<SettledAmounts> {
+    return this.job({ kind: 'settle', held: plainHeld(held), finalQuota, log: { ...log }, recordLog });
+  }
+
+  async release(held: HeldQuota): Promise<void> {
+    await this.job({ kind: 'release', held: plainHeld(held) });
+  }
+
+  async flush(): Promise<void> {
+    if (!this.worker) return;
+    await this.call({ t: 'flush' });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const worker = this.worker;
+    if (!worker) return;
+    await this.call({ t: 'close' }, true);
+    await worker.terminate();
+    this.worker = undefined;
+  }
+
+  private async job(job: LedgerJob): Promise<SettledAmounts> {
+    this.unsettled++;
+    try {
+      return (await this.call({ t: 'job', job })) as SettledAmounts;
+    } finally {
+      this.unsettled--;
+      while (this.unsettled < this.capacity && this.roomWaiters.length > 0) this.roomWaiters.shift()?.();
+    }
+  }
+
+  private call(body: RequestBody, closing = false): Promise<unknown> {
+    if (this.closed && !closing) return Promise.reject(new LedgerWorkerError('The ledger is closed'));
+    const id = this.nextId++;
+    this.running();
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      if (this.outbox.length === 0) setImmediate(() => this.post());
+      this.outbox.push({ ...body, id } as LedgerRequest);
+    });
+  }
+
+  private post(): void {
+    const batch = this.outbox;
+    this.outbox = [];
+    if (batch.length > 0) this.running().postMessage(batch);
+  }
+
+  private running(): Worker {
+    if (this.worker) return this.worker;
+    const worker = startWorker(this.data);
+    worker.on('message', (replies: LedgerMessage) => {
+      for (const reply of replies) this.answer(reply.id, reply.result);
+    });
+    worker.on('error', (err) => this.lost(worker, `ledger worker failed: ${err.message}`));
+    worker.on('exit', (code) => {
+      if (!this.closed) this.lost(worker, `ledger worker exited with code ${code}`);
+    });
+    this.worker = worker;
+    return worker;
+  }
+
+  private answer(id: number, result: JobResult | { ok: true; value: unknown }): void {
+    const waiter = this.pending.get(id);
+    if (!waiter) return;
+    this.pending.delete(id);
+    if (result.ok) waiter.resolve(result.value);
+    else waiter.reject(new LedgerWorkerError(result.error.message, result.error.code));
+  }
+
+  /**
+   * A dead worker answers nothing more: everything in flight fails (its outcome is unknown to this
+   * side), and the next call starts a new worker.
+   */
+  private lost(worker: Worker, message: string): void {
+    if (this.worker !== worker) return;
+    this.worker = undefined;
+    this.options.onError?.(message);
+    const waiting = [...this.pending.values()];
+    this.pending.clear();
+    for (const w of waiting) w.reject(new LedgerWorkerError(message));
+  }
+}
+
+/**
+ * The built server runs the compiled file beside this one. Tests run the TypeScript sources, where
+ * the thread loads its entry through tsx (a dev dependency) first.
+ */
+function startWorker(data: LedgerWorkerData): Worker {
+  if (!import.meta.url.endsWith('.ts')) {
+    return new Worker(new URL('./sqlite-ledger-worker.js', import.meta.url), { workerData: data });
+  }
+  const entry = new URL('./sqlite-ledger-worker.ts', import.meta.url).href;
+  const tsx = import.meta.resolve('tsx/esm/api');
+  const boot = `import(${JSON.stringify(tsx)}).then((api) => api.tsImport(${JSON.stringify(entry)}, ${JSON.stringify(entry)}))`;
+  return new Worker(boot, { eval: true, workerData: data });
+}
+
+/** Reservations are frozen objects of the ledger; the thread gets a plain copy. */
+function plainHeld(held: HeldQuota): HeldQuota {
+  return {
+    userId: held.userId,
+    tokenId: held.tokenId,
+    tokenUnlimited: held.tokenUnlimited,
+    amount: held.amount,
+  };
+}
