@@ -1,10 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import fastifyCookie from '@fastify/cookie';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { apiRoutes } from './api/routes.js';
 import { defaultWebDist, registerConsole } from './http/console.js';
 import { installErrorHandler } from './http/error-handler.js';
 import { registerRoutes } from './http/register-routes.js';
+import { requestIdSource } from './http/request-ids.js';
 import { registerRelayRoutes } from './relay/relay-routes.js';
 import type { Services } from './services.js';
 
@@ -12,6 +12,7 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
 
 /** Builds the whole HTTP app from wired services; tests call this with their own services. */
 export async function buildApp(s: Services): Promise<FastifyInstance> {
+  const nextRequestId = requestIdSource();
   const app = Fastify({
     logger: {
       level: s.config.logLevel,
@@ -29,7 +30,7 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
     // A client-supplied id is kept only when it looks like one, so logs cannot be forged with it.
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomBytes(12).toString('hex');
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : nextRequestId();
     },
   });
 
