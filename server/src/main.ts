@@ -168,7 +168,9 @@ export async function composeServices(
     );
     // Drains pending settlements before the database closes (closers run in reverse order).
     closers.push(() => ledger.close());
-    const upstream = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, connections: 256 });
+    // No cap on connections per upstream: a cap queues streams behind each other (1000 slow streams
+    // need 1000 sockets); idle sockets are closed after the keep-alive time.
+    const upstream = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000 });
     closers.push(() => upstream.close());
     const relay = {
       tables,
