@@ -1,6 +1,7 @@
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 
 const VERSION = 'v1';
+const OPENED_CACHE_SIZE = 10_000;
 
 /**
  * Encryption at rest (AES-256-GCM) and keyed lookups (HMAC-SHA256) for channel keys, API keys and
@@ -10,6 +11,11 @@ const VERSION = 'v1';
 export class SecretBox {
   private readonly encKey: Buffer;
   private readonly macKey: Buffer;
+  /**
+   * Sealed -> plain for values opened before: the relay opens a channel's key on every request,
+   * and a sealed value never changes meaning (a new key gets a new random IV, so a new entry).
+   */
+  private readonly opened = new Map<string, string>();
 
   constructor(secretKey: string) {
     const ikm = Buffer.from(secretKey, 'utf8');
@@ -25,6 +31,15 @@ export class SecretBox {
   }
 
   decrypt(sealed: string): string {
+    const known = this.opened.get(sealed);
+    if (known !== undefined) return known;
+    const plain = this.open(sealed);
+    if (this.opened.size >= OPENED_CACHE_SIZE) this.opened.clear();
+    this.opened.set(sealed, plain);
+    return plain;
+  }
+
+  private open(sealed: string): string {
     const [version, payload] = sealed.split(':', 2);
     if (version !== VERSION || payload === undefined) throw new Error('Unrecognised sealed value');
     const raw = Buffer.from(payload, 'base64url');
