@@ -2,6 +2,7 @@ export * from './default-prices.js';
 export * from './enums.js';
 export * from './errors.js';
 export * from './options.js';
+export * from './provider-settings.js';
 export * from './providers.js';
 export * from './quota.js';
 export * from './schemas/channel.js';

@@ -84,6 +84,23 @@ describe('provider catalog', () => {
     expect(providerById(1)?.otherLabelKey).toBeUndefined();
   });
 
+  it('describes the vendors with their own adapters: protocol, key format and `other` meaning', () => {
+    expect(providerById(24)?.protocol).toBe('azure-speech');
+    expect(providerById(36)?.protocol).toBe('cohere');
+    expect(providerById(47)?.protocol).toBe('jina');
+    expect(providerById(32)?.keyHint).toBe(
+      'Region|AccessKeyID|SecretAccessKey[|SessionToken] or Region|APIKey',
+    );
+    expect(providerById(16)?.keyHint).toBe('id.secret');
+    expect(providerById(42)?.otherLabelKey).toBe('provider.other.regionProject');
+    expect(providerById(42)?.otherPlaceholder).toMatch(/^us-east5\|/);
+    expect(providerById(3)?.otherPlaceholder).toContain('preview');
+    expect(providerById(24)?.otherPlaceholder).toBe('eastus');
+    // Only rows with an `other` field have an example for it.
+    for (const p of providers)
+      if (p.otherPlaceholder !== undefined) expect(p.otherLabelKey, p.name).toBeDefined();
+  });
+
   it('returns undefined for an unknown type', () => {
     expect(providerById(2)).toBeUndefined();
     expect(providerById(9999)).toBeUndefined();

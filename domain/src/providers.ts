@@ -48,6 +48,8 @@ export interface ProviderDef {
   /** Label of the channel's free `other` field when this type uses it. */
   otherLabelKey?: string;
   otherDefault?: string;
+  /** An example of the `other` value, shown in the empty field. */
+  otherPlaceholder?: string;
   /** False for retired APIs and owner-only categories: kept so stored rows and model owners resolve. */
   selectable: boolean;
   supportsBalance: boolean;
@@ -120,6 +122,7 @@ function row(r: Row): ProviderDef {
   };
   if (r.otherLabelKey !== undefined) def.otherLabelKey = r.otherLabelKey;
   if (r.otherDefault !== undefined) def.otherDefault = r.otherDefault;
+  if (r.otherPlaceholder !== undefined) def.otherPlaceholder = r.otherPlaceholder;
   return def;
 }
 
@@ -155,6 +158,7 @@ export const providers: readonly ProviderDef[] = [
     keyHint: 'Azure OpenAI resource key; base URL https://<resource>.openai.azure.com',
     otherLabelKey: 'provider.other.apiVersion',
     otherDefault: '2024-10-21',
+    otherPlaceholder: '2024-10-21 or 2025-04-01-preview',
     supportsModelList: true,
   }),
   row({
@@ -272,6 +276,7 @@ export const providers: readonly ProviderDef[] = [
     keyHint: 'Speech resource key',
     otherLabelKey: 'provider.other.region',
     otherDefault: 'eastus',
+    otherPlaceholder: 'eastus',
     fields: voiceFields('en-US-AvaMultilingualNeural'),
   }),
   row({
@@ -376,6 +381,7 @@ export const providers: readonly ProviderDef[] = [
     slug: 'cohere',
     protocol: 'cohere',
     defaultBaseUrl: 'https://api.cohere.com',
+    keyHint: 'Cohere API key (Bearer)',
     supportsModelList: true,
   }),
   row({
@@ -432,8 +438,9 @@ export const providers: readonly ProviderDef[] = [
     name: 'Vertex AI',
     slug: 'vertexai',
     protocol: 'vertex',
-    keyHint: 'The whole service-account JSON',
+    keyHint: 'The whole service-account JSON (client_email, private_key, project_id)',
     otherLabelKey: 'provider.other.regionProject',
+    otherPlaceholder: "us-east5|my-project-id (the project defaults to the key's project_id)",
   }),
   ownerOnly(43, 'Meta Llama', 'llama', 'meta'),
   ownerOnly(44, 'Ideogram', 'ideogram'),
