@@ -35,11 +35,13 @@ const METRICS: Record<Metric, (r: DailyModelUsage) => number> = {
 interface Stat {
   label: MessageKey;
   value: string | undefined;
+  /** The exact figure behind a rounded one (currency shows two decimals), on hover. */
+  exact?: number | undefined;
   icon: typeof SendOutlined;
   testId: string;
 }
 
-function StatCard({ label, value, icon: Icon, testId }: Stat) {
+function StatCard({ label, value, exact, icon: Icon, testId }: Stat) {
   const { t } = useTranslation();
   return (
     <Card>
@@ -62,7 +64,12 @@ function StatCard({ label, value, icon: Icon, testId }: Stat) {
           <Typography variant="body2" color="text.secondary">
             {t(label)}
           </Typography>
-          <Typography variant="h5" sx={{ fontWeight: 700 }} data-testid={testId}>
+          <Typography
+            variant="h5"
+            sx={{ fontWeight: 700 }}
+            data-testid={testId}
+            title={exact === undefined ? undefined : String(exact)}
+          >
             {value ?? <Skeleton width={80} />}
           </Typography>
         </Box>
@@ -96,12 +103,14 @@ export default function DashboardPage() {
     {
       label: 'dashboard.balance',
       value: self && formatQuota(self.quota),
+      exact: self?.quota,
       icon: AccountBalanceWalletOutlined,
       testId: 'dashboard-balance',
     },
     {
       label: 'dashboard.used',
       value: self && formatQuota(self.used_quota),
+      exact: self?.used_quota,
       icon: DataUsageOutlined,
       testId: 'dashboard-used',
     },
@@ -120,6 +129,7 @@ export default function DashboardPage() {
     {
       label: 'user.dashboard.todayQuota',
       value: today && formatQuota(today.quota),
+      exact: today?.quota,
       icon: PaidOutlined,
       testId: 'dashboard-today-quota',
     },

@@ -19,7 +19,7 @@ import TableRow from '@mui/material/TableRow';
 import TextField from '@mui/material/TextField';
 import Tooltip from '@mui/material/Tooltip';
 import Typography from '@mui/material/Typography';
-import { formatTimestamp, LogType, renderNumber } from '@switchyard/domain';
+import { formatTimestamp, LogType } from '@switchyard/domain';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -239,7 +239,8 @@ export default function LogsPage() {
     queryKey: [`${listPath}/stat`, statQuery(filters, isAdmin)],
     queryFn: () => apiGet<{ quota: number }>(`${listPath}/stat`, { query: statQuery(filters, isAdmin) }),
   });
-  const showQuota = (q: number) => (raw ? renderNumber(q) : formatQuota(q));
+  // Raw means the exact integer the ledger charged, not the compact k/M form.
+  const showQuota = (q: number) => (raw ? String(q) : formatQuota(q));
 
   const columns: DataColumn<LogView>[] = [
     {
