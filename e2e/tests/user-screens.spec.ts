@@ -17,7 +17,7 @@ test.use({ permissions: ['clipboard-read', 'clipboard-write'], viewport: { width
 let upstream: Upstream;
 
 test.beforeAll(async ({ baseURL }) => {
-  upstream = await startUpstream(baseURL!, MODEL);
+  upstream = await startUpstream(baseURL!, [MODEL]);
 });
 test.afterAll(async () => upstream?.close());
 

@@ -3,8 +3,8 @@ import { type FakeScenario, type FakeUpstream, startFakeUpstream } from '../../s
 import { ROOT } from './support';
 
 // What the user-screen specs need from an administrator: a channel to a fake OpenAI upstream that
-// this test process owns (one model per spec file, so parallel files never route to each other's
-// fake), and redemption codes to give a new user a balance.
+// this test process owns (models of its own per spec file, so parallel files never route to each
+// other's fake), and redemption codes to give a new user a balance.
 
 export interface Upstream {
   fake: FakeUpstream;
@@ -16,7 +16,8 @@ export interface Upstream {
   close(): Promise<void>;
 }
 
-export async function startUpstream(baseURL: string, model: string): Promise<Upstream> {
+export async function startUpstream(baseURL: string, models: readonly string[]): Promise<Upstream> {
+  const name = `e2e ${models[0]}`;
   const fake = await startFakeUpstream({ apiKey: 'sk-upstream-e2e' });
   const root = await playwrightRequest.newContext({ baseURL });
   const login = await root.post('/api/user/login', { data: ROOT });
@@ -24,15 +25,15 @@ export async function startUpstream(baseURL: string, model: string): Promise<Ups
   const created = await root.post('/api/channel', {
     data: {
       type: 1,
-      name: `e2e ${model}`,
+      name,
       key: 'sk-upstream-e2e',
       base_url: fake.url,
-      models: [model],
+      models,
       group: ['default'],
     },
   });
   expect(created.status(), await created.text()).toBe(200);
-  const list = await root.get('/api/channel', { params: { name: `e2e ${model}`, size: 100 } });
+  const list = await root.get('/api/channel', { params: { name, size: 100 } });
   const rows = (await list.json()).data.data as { id: number; base_url: string }[];
   const channelId = rows.find((r) => r.base_url === fake.url)?.id;
   if (!channelId) throw new Error('the channel just created is not listed');
@@ -40,7 +41,7 @@ export async function startUpstream(baseURL: string, model: string): Promise<Ups
     fake,
     root,
     channelId,
-    setScenario: (scenario) => fake.setScenario(scenario, { model }),
+    setScenario: (scenario) => fake.setScenario(scenario),
     async redemptionCode(quota) {
       const res = await root.post('/api/redemption', { data: { name: 'e2e', quota, count: 1 } });
       expect(res.status(), await res.text()).toBe(200);

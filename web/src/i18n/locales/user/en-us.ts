@@ -23,7 +23,7 @@ export const userEnUS: Messages<typeof userZhCN> = {
     todayQuota: "Today's consumption",
     todayTokens: "Today's tokens",
     weekTitle: 'Last 7 days',
-    weekHint: 'Per model (UTC days, updated every 10 minutes)',
+    weekHint: 'Per model (UTC days, updated every minute)',
     metricQuota: 'Consumption',
     metricRequests: 'Requests',
     metricTokens: 'Tokens',

@@ -23,7 +23,7 @@ export const userJaJP: Messages<typeof userZhCN> = {
     todayQuota: '本日の消費',
     todayTokens: '本日のトークン',
     weekTitle: '直近 7 日間',
-    weekHint: 'モデル別（UTC 日付、10 分ごとに更新）',
+    weekHint: 'モデル別（UTC 日付、毎分更新）',
     metricQuota: '消費',
     metricRequests: 'リクエスト数',
     metricTokens: 'トークン',

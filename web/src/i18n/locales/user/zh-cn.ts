@@ -21,7 +21,7 @@ export const userZhCN = {
     todayQuota: '今日消费',
     todayTokens: '今日 Tokens',
     weekTitle: '最近 7 天',
-    weekHint: '按模型统计（UTC 日期，每 10 分钟更新）',
+    weekHint: '按模型统计（UTC 日期，每分钟更新）',
     metricQuota: '消费',
     metricRequests: '请求数',
     metricTokens: 'Tokens',

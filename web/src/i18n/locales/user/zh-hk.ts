@@ -23,7 +23,7 @@ export const userZhHK: Messages<typeof userZhCN> = {
     todayQuota: '今日消費',
     todayTokens: '今日 Tokens',
     weekTitle: '最近 7 天',
-    weekHint: '按模型統計（UTC 日期，每 10 分鐘更新）',
+    weekHint: '按模型統計（UTC 日期，每分鐘更新）',
     metricQuota: '消費',
     metricRequests: '請求數',
     metricTokens: 'Tokens',
