@@ -8,22 +8,25 @@ import { IconCache, localIconStore } from '../lib/icon-cache';
  * glyph while it loads and whenever it cannot be had, so a page never waits on an icon service.
  */
 export function OwnerIcon({ url, name, size = 28 }: { url: string; name: string; size?: number }) {
-  const { data } = useQuery({
+  const { data, isFetched } = useQuery({
     queryKey: ['owner-icon', url],
     queryFn: () => new IconCache(localIconStore()).get(url),
     enabled: url !== '',
     staleTime: Number.POSITIVE_INFINITY,
     retry: false,
   });
+  // A service that refuses cross-origin reads can still serve the image itself; if that fails too
+  // (offline), the Avatar shows the glyph.
+  const src = data ?? (isFetched && /^https?:/.test(url) ? url : undefined);
   return (
     <Avatar
-      src={data ?? undefined}
+      src={src}
       alt={name}
       variant="rounded"
       sx={{
         width: size,
         height: size,
-        bgcolor: data ? 'transparent' : 'action.selected',
+        bgcolor: src ? 'transparent' : 'action.selected',
         color: 'text.secondary',
       }}
     >
