@@ -140,8 +140,9 @@ export default function DashboardPage() {
       testId: 'dashboard-today-tokens',
     },
   ];
+  // Bars of a few cents need more than two decimals to tell apart.
   const valueFormatter = (v: number | null) =>
-    v === null ? '' : metric === 'quota' ? formatQuota(v) : renderNumber(v);
+    v === null ? '' : metric === 'quota' ? formatQuota(v, 4) : renderNumber(v);
 
   return (
     <Box sx={{ display: 'grid', gap: 3 }}>
