@@ -186,7 +186,7 @@ export default function DashboardPage() {
                   stack: 'models',
                   valueFormatter,
                 }))}
-                yAxis={[{ valueFormatter: (v: number) => valueFormatter(v) }]}
+                yAxis={[{ valueFormatter: (v: number) => valueFormatter(v), width: 72 }]}
               />
             )}
           </CardContent>

@@ -103,14 +103,14 @@ function AccessTokenCard({ self }: { self: SelfUser }) {
   });
   return (
     <Card>
-      <CardHeader title={t('user.profile.accessToken')} subheader={t('user.profile.accessTokenHint')} />
+      <CardHeader title={t('user.profile.accessTokenTitle')} subheader={t('user.profile.accessTokenHint')} />
       <CardContent>
         <Stack spacing={2}>
           {token ? (
             <>
               <Alert severity="warning">{t('user.profile.accessTokenOnce')}</Alert>
               <CopyField
-                label={t('user.profile.accessToken')}
+                label={t('user.profile.accessTokenTitle')}
                 value={token}
                 name={t('user.profile.accessToken')}
                 testId="profile-access-token"

@@ -294,7 +294,7 @@ export default function TokensPage() {
           <Stack spacing={2} sx={{ pt: 1 }}>
             <Alert severity="success">{t('user.token.createdHint')}</Alert>
             <CopyField
-              label={t('user.token.key')}
+              label={t('user.token.keyLabel')}
               value={created?.key ?? ''}
               name={t('user.token.key')}
               testId="token-created-key"
