@@ -11,6 +11,7 @@ export * from './schemas/option.js';
 export * from './schemas/price.js';
 export * from './schemas/redemption.js';
 export * from './schemas/token.js';
+export * from './schemas/topup.js';
 export * from './schemas/user.js';
 export * from './schemas/user-admin.js';
 export * from './schemas/user-group.js';

@@ -25,12 +25,14 @@ import { migrateToLatest } from './db/migrations/index.js';
 import { auditLogsQueries } from './db/queries/audit-logs.js';
 import { channelsQueries } from './db/queries/channels.js';
 import { logsQueries } from './db/queries/logs.js';
+import { midjourneysQueries } from './db/queries/midjourneys.js';
 import { modelOwnersQueries } from './db/queries/model-owners.js';
 import { optionsQueries } from './db/queries/options.js';
 import { pricesQueries } from './db/queries/prices.js';
 import { redemptionsQueries } from './db/queries/redemptions.js';
 import { sessionsQueries } from './db/queries/sessions.js';
 import { statisticsQueries } from './db/queries/statistics.js';
+import { tasksQueries } from './db/queries/tasks.js';
 import { tokensQueries } from './db/queries/tokens.js';
 import { userGroupsQueries } from './db/queries/user-groups.js';
 import { usersQueries } from './db/queries/users.js';
@@ -109,6 +111,8 @@ export async function composeServices(
       logs: logsQueries(database),
       redemptions: redemptionsQueries(database),
       statistics: statisticsQueries(database),
+      midjourneys: midjourneysQueries(database),
+      tasks: tasksQueries(database),
     };
     const passwords = overrides.passwords ?? new Argon2Hasher();
     const seed = await seedDatabase(repos, passwords, config.initialRootPassword, clock.nowSeconds());

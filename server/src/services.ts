@@ -10,12 +10,14 @@ import type { Database } from './db/create-db.js';
 import type { AuditLogsQueries } from './db/queries/audit-logs.js';
 import type { ChannelsQueries } from './db/queries/channels.js';
 import type { LogsQueries } from './db/queries/logs.js';
+import type { MidjourneysQueries } from './db/queries/midjourneys.js';
 import type { ModelOwnersQueries } from './db/queries/model-owners.js';
 import type { OptionsQueries } from './db/queries/options.js';
 import type { PricesQueries } from './db/queries/prices.js';
 import type { RedemptionsQueries } from './db/queries/redemptions.js';
 import type { SessionsQueries } from './db/queries/sessions.js';
 import type { StatisticsQueries } from './db/queries/statistics.js';
+import type { TasksQueries } from './db/queries/tasks.js';
 import type { TokensQueries } from './db/queries/tokens.js';
 import type { UserGroupsQueries } from './db/queries/user-groups.js';
 import type { UsersQueries } from './db/queries/users.js';
@@ -38,6 +40,8 @@ export interface Repos {
   logs: LogsQueries;
   redemptions: RedemptionsQueries;
   statistics: StatisticsQueries;
+  midjourneys: MidjourneysQueries;
+  tasks: TasksQueries;
 }
 
 export interface Clock {

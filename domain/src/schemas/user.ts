@@ -51,6 +51,10 @@ export const updateSelfInput = z.strictObject({
 });
 export type UpdateSelfInput = z.infer<typeof updateSelfInput>;
 
+/** The console's profile form (spec §5): the username must be filled in; an empty password keeps the old one. */
+export const profileForm = updateSelfInput.extend({ username, display_name: displayName });
+export type ProfileForm = z.infer<typeof profileForm>;
+
 export const resetRequestInput = z.object({ email });
 export const resetConfirmInput = z.strictObject({ email, token: z.string().trim().min(1).max(128) });
 

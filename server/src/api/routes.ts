@@ -116,11 +116,22 @@ import { clearSecretOption, optionKeyParams, sendTestMail, smtpTestBody } from '
 import { siteStatus } from './site.js';
 import { userDashboard } from './statistics.js';
 import {
+  listMidjourney,
+  listSelfMidjourney,
+  listSelfTasks,
+  listTasks,
+  midjourneyListQuery,
+  selfMidjourneyListQuery,
+  selfTaskListQuery,
+  taskListQuery,
+} from './tasks.js';
+import {
   createToken,
   deleteToken,
   getToken,
   getTokenKey,
   listTokens,
+  playgroundToken,
   tokenCreateBody,
   tokenListQuery,
   tokenUpdateBody,
@@ -400,6 +411,7 @@ export const apiRoutes: readonly RouteDef[] = [
 
   // Tokens: the caller's own only
   route({ method: 'GET', url: '/api/token', access: 'user', query: tokenListQuery, handler: listTokens }),
+  route({ method: 'GET', url: '/api/token/playground', access: 'user', handler: playgroundToken }),
   route({ method: 'GET', url: '/api/token/:id', access: 'user', params: idParams, handler: getToken }),
   route({ method: 'GET', url: '/api/token/:id/key', access: 'user', params: idParams, handler: getTokenKey }),
   route({ method: 'POST', url: '/api/token', access: 'user', body: tokenCreateBody, handler: createToken }),
@@ -617,6 +629,30 @@ export const apiRoutes: readonly RouteDef[] = [
     access: 'user',
     query: selfLogStatQuery,
     handler: selfLogStat,
+  }),
+
+  // Image tasks and async tasks
+  route({
+    method: 'GET',
+    url: '/api/mj',
+    access: 'admin',
+    query: midjourneyListQuery,
+    handler: listMidjourney,
+  }),
+  route({
+    method: 'GET',
+    url: '/api/mj/self',
+    access: 'user',
+    query: selfMidjourneyListQuery,
+    handler: listSelfMidjourney,
+  }),
+  route({ method: 'GET', url: '/api/task', access: 'admin', query: taskListQuery, handler: listTasks }),
+  route({
+    method: 'GET',
+    url: '/api/task/self',
+    access: 'user',
+    query: selfTaskListQuery,
+    handler: listSelfTasks,
   }),
 
   // Settings

@@ -323,4 +323,36 @@ describe('tokens API', () => {
     expect(bad.json().errors[0].path).toBe('order');
     expect((await list('size=101')).statusCode).toBe(400);
   });
+
+  it('gives each user one playground token: unlimited, never expiring, created on first use', async () => {
+    await registerUser(t, 'dave');
+    const dave = await t.signIn('dave', 'password-123');
+    const first = await as(dave)({ method: 'GET', url: '/api/token/playground' });
+    expect(first.statusCode).toBe(200);
+    const key = first.json().data as string;
+    expect(key).toMatch(/^sk-[0-9A-Za-z]{48}$/);
+    const again = await as(dave)({ method: 'GET', url: '/api/token/playground' });
+    expect(again.json().data).toBe(key);
+
+    const listed = (await as(dave)({ method: 'GET', url: '/api/token/' })).json().data.data as TokenJson[];
+    expect(listed).toHaveLength(1);
+    expect(listed[0]).toMatchObject({
+      name: 'sys_playground',
+      unlimited_quota: true,
+      expired_time: -1,
+      status: 1,
+      group: '',
+    });
+    const row = await t.s.repos.tokens.byKeyHash(apiKeyHash(t.s.secretBox, key));
+    expect(row?.id).toBe(listed[0]?.id);
+
+    // Another user gets a key of their own.
+    const other = await as(alice)({ method: 'GET', url: '/api/token/playground' });
+    expect(other.json().data).not.toBe(key);
+
+    // Deleted: the next call makes a new one rather than answering with a dead key.
+    await as(dave)({ method: 'DELETE', url: `/api/token/${listed[0]?.id}` });
+    const fresh = (await as(dave)({ method: 'GET', url: '/api/token/playground' })).json().data as string;
+    expect(fresh).not.toBe(key);
+  });
 });

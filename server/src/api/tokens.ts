@@ -87,6 +87,40 @@ export async function getTokenKey({ s, caller, params }: RouteContext<unknown, u
   return unsealApiKey(s.secretBox, (await ownToken(s, params.id, caller!.user.id)).key_sealed);
 }
 
+/** The name of the token the playground chats with (reference §2.5), one per user. */
+export const PLAYGROUND_TOKEN_NAME = 'sys_playground';
+
+/**
+ * GET /api/token/playground: the key of the caller's playground token, created on first use
+ * (unlimited, never expires, the user's own group). Two first calls racing may both insert; the
+ * oldest row then wins for both, and the other stays as an ordinary token the user can delete.
+ */
+export async function playgroundToken({ s, caller }: RouteContext<unknown, unknown, unknown>) {
+  const user = caller!.user;
+  let row = await s.repos.tokens.firstByNameForUser(user.id, PLAYGROUND_TOKEN_NAME);
+  if (!row) {
+    await s.repos.tokens.insert({
+      user_id: user.id,
+      name: PLAYGROUND_TOKEN_NAME,
+      ...sealApiKey(s.secretBox, newApiKey()),
+      status: TokenStatus.Enabled,
+      created_time: s.clock.nowSeconds(),
+      accessed_time: 0,
+      expired_time: NEVER_EXPIRES,
+      remain_quota: 0,
+      unlimited_quota: 1,
+      used_quota: 0,
+      group: '',
+      models: null,
+      subnet: '',
+      deleted_at: null,
+    });
+    row = await s.repos.tokens.firstByNameForUser(user.id, PLAYGROUND_TOKEN_NAME);
+    if (!row) throw new Error('the playground token vanished right after its insert');
+  }
+  return unsealApiKey(s.secretBox, row.key_sealed);
+}
+
 export async function createToken({ s, caller, body }: RouteContext<TokenCreateInput, unknown, unknown>) {
   const user = caller!.user;
   const now = s.clock.nowSeconds();

@@ -67,8 +67,12 @@ export const publicRoutes: readonly PageRoute[] = [
   },
   { path: '404', title: 'notFound.title', load: () => import('../features/errors/not-found-page') },
   { path: 'jump', title: 'jump.redirecting', load: () => import('../features/jump/jump-page') },
-  { path: 'playground', title: 'nav.playground', load: comingSoon },
-  { path: 'price', title: 'nav.price', load: comingSoon },
+  {
+    path: 'playground',
+    title: 'nav.playground',
+    load: () => import('../features/playground/playground-page'),
+  },
+  { path: 'price', title: 'nav.price', load: () => import('../features/model-price/model-price-page') },
 ];
 
 /** The public top bar's links (spec §2): Playground only for signed-in visitors. */
@@ -88,7 +92,11 @@ export const PANEL_HOME = '/panel/dashboard';
 export const panelRoutes: readonly PageRoute[] = [
   { path: 'dashboard', title: 'menu.dashboard', load: () => import('../features/dashboard/dashboard-page') },
   { path: 'analytics', title: 'menu.analytics', load: comingSoon },
-  { path: 'playground', title: 'menu.playground', load: comingSoon },
+  {
+    path: 'playground',
+    title: 'menu.playground',
+    load: () => import('../features/playground/playground-page'),
+  },
   { path: 'user', title: 'menu.user', load: comingSoon },
   { path: 'channel', title: 'menu.channel', load: comingSoon },
   { path: 'user_group', title: 'menu.userGroup', load: comingSoon },
@@ -97,14 +105,18 @@ export const panelRoutes: readonly PageRoute[] = [
   { path: 'model_ownedby', title: 'menu.modelOwnedby', load: comingSoon },
   { path: 'redemption', title: 'menu.redemption', load: comingSoon },
   { path: 'payment', title: 'menu.payment', load: comingSoon },
-  { path: 'token', title: 'menu.token', load: comingSoon },
-  { path: 'profile', title: 'menu.profile', load: comingSoon },
+  { path: 'token', title: 'menu.token', load: () => import('../features/tokens/tokens-page') },
+  { path: 'profile', title: 'menu.profile', load: () => import('../features/profile/profile-page') },
   { path: 'setting', title: 'menu.setting', load: comingSoon },
-  { path: 'topup', title: 'menu.topup', load: comingSoon },
-  { path: 'model_price', title: 'menu.modelPrice', load: comingSoon },
-  { path: 'log', title: 'menu.log', load: comingSoon },
-  { path: 'midjourney', title: 'menu.midjourney', load: comingSoon },
-  { path: 'task', title: 'menu.task', load: comingSoon },
+  { path: 'topup', title: 'menu.topup', load: () => import('../features/topup/topup-page') },
+  {
+    path: 'model_price',
+    title: 'menu.modelPrice',
+    load: () => import('../features/model-price/model-price-page'),
+  },
+  { path: 'log', title: 'menu.log', load: () => import('../features/logs/logs-page') },
+  { path: 'midjourney', title: 'menu.midjourney', load: () => import('../features/tasks/midjourney-page') },
+  { path: 'task', title: 'menu.task', load: () => import('../features/tasks/task-page') },
   { path: '404', title: 'menu.notFound', load: () => import('../features/errors/not-found-page') },
 ];
 

@@ -59,6 +59,17 @@ export function tokensQueries({ db, dialect }: Database) {
 
     byIdForUser,
 
+    /** The oldest live token of this user with exactly this name. */
+    async firstByNameForUser(userId: number, name: string): Promise<TokenRow | undefined> {
+      return live()
+        .selectAll()
+        .where('user_id', '=', userId)
+        .where('name', '=', name)
+        .orderBy('id', 'asc')
+        .limit(1)
+        .executeTakeFirst();
+    },
+
     /** The relay's lookup: by the HMAC of the key, never by the key itself. */
     async byKeyHash(keyHash: string): Promise<TokenRow | undefined> {
       return live().selectAll().where('key_hash', '=', keyHash).executeTakeFirst();

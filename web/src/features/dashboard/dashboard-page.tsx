@@ -1,73 +1,225 @@
 import AccountBalanceWalletOutlined from '@mui/icons-material/AccountBalanceWalletOutlined';
+import BoltOutlined from '@mui/icons-material/BoltOutlined';
 import DataUsageOutlined from '@mui/icons-material/DataUsageOutlined';
+import PaidOutlined from '@mui/icons-material/PaidOutlined';
 import SendOutlined from '@mui/icons-material/SendOutlined';
+import TokenOutlined from '@mui/icons-material/TokenOutlined';
 import Box from '@mui/material/Box';
 import Card from '@mui/material/Card';
 import CardContent from '@mui/material/CardContent';
+import CardHeader from '@mui/material/CardHeader';
+import Chip from '@mui/material/Chip';
 import Skeleton from '@mui/material/Skeleton';
+import ToggleButton from '@mui/material/ToggleButton';
+import ToggleButtonGroup from '@mui/material/ToggleButtonGroup';
 import Typography from '@mui/material/Typography';
-import { renderNumber, renderQuota } from '@switchyard/domain';
+import { BarChart } from '@mui/x-charts/BarChart';
+import { renderNumber } from '@switchyard/domain';
+import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { CopyField } from '../../components/copy-field';
 import type { MessageKey } from '../../i18n/message-key';
+import { useQuotaFormat } from '../../lib/quota-format';
+import { useInviteLink } from '../account/use-invite-link';
 import { useSelf } from '../account/use-self';
-import { useSiteInfo } from '../site/site-info';
+import { useAvailableModels } from '../model-price/use-available-models';
+import { type DailyModelUsage, lastSevenDays, seriesByModel, totalsOn, useDashboard } from './use-dashboard';
 
-/** A first dashboard: the user's balance, usage and request count (the charts come with their issue). */
+type Metric = 'quota' | 'requests' | 'tokens';
+const METRICS: Record<Metric, (r: DailyModelUsage) => number> = {
+  quota: (r) => r.quota,
+  requests: (r) => r.requestCount,
+  tokens: (r) => r.promptTokens + r.completionTokens,
+};
+
+interface Stat {
+  label: MessageKey;
+  value: string | undefined;
+  /** The exact figure behind a rounded one (currency shows two decimals), on hover. */
+  exact?: number | undefined;
+  icon: typeof SendOutlined;
+  testId: string;
+}
+
+function StatCard({ label, value, exact, icon: Icon, testId }: Stat) {
+  const { t } = useTranslation();
+  return (
+    <Card>
+      <CardContent sx={{ display: 'flex', alignItems: 'center', gap: 2 }}>
+        <Box
+          sx={{
+            display: 'grid',
+            placeItems: 'center',
+            width: 48,
+            height: 48,
+            borderRadius: 2,
+            bgcolor: 'primary.main',
+            color: 'primary.contrastText',
+            flexShrink: 0,
+          }}
+        >
+          <Icon />
+        </Box>
+        <Box sx={{ minWidth: 0 }}>
+          <Typography variant="body2" color="text.secondary">
+            {t(label)}
+          </Typography>
+          <Typography
+            variant="h5"
+            sx={{ fontWeight: 700 }}
+            data-testid={testId}
+            title={exact === undefined ? undefined : String(exact)}
+          >
+            {value ?? <Skeleton width={80} />}
+          </Typography>
+        </Box>
+      </CardContent>
+    </Card>
+  );
+}
+
+/** Spec §2 dashboard: balance and usage, today's figures, seven days per model, models, invite link. */
 export default function DashboardPage() {
   const { t } = useTranslation();
-  const site = useSiteInfo();
+  const formatQuota = useQuotaFormat();
   const { data: self } = useSelf();
-  const display = { quotaPerUnit: site.quota_per_unit, displayInCurrency: site.display_in_currency };
-  const stats: { label: MessageKey; value: string | undefined; icon: typeof SendOutlined; testId: string }[] =
-    [
-      {
-        label: 'dashboard.balance',
-        value: self && renderQuota(self.quota, display),
-        icon: AccountBalanceWalletOutlined,
-        testId: 'dashboard-balance',
-      },
-      {
-        label: 'dashboard.used',
-        value: self && renderQuota(self.used_quota, display),
-        icon: DataUsageOutlined,
-        testId: 'dashboard-used',
-      },
-      {
-        label: 'dashboard.requests',
-        value: self && renderNumber(self.request_count),
-        icon: SendOutlined,
-        testId: 'dashboard-requests',
-      },
-    ];
+  const { data: usage } = useDashboard();
+  const { data: models } = useAvailableModels();
+  const inviteLink = useInviteLink();
+  const [metric, setMetric] = useState<Metric>('quota');
+
+  const days = useMemo(() => lastSevenDays(new Date()), []);
+  const today = usage && totalsOn(usage, days[days.length - 1] ?? '');
+  const series = useMemo(() => seriesByModel(usage ?? [], days, METRICS[metric]), [usage, days, metric]);
+  const ownModels = useMemo(
+    () =>
+      Object.entries(models ?? {})
+        .filter(([, m]) => !self || m.groups.includes(self.group))
+        .map(([name]) => name),
+    [models, self],
+  );
+
+  const stats: Stat[] = [
+    {
+      label: 'dashboard.balance',
+      value: self && formatQuota(self.quota),
+      exact: self?.quota,
+      icon: AccountBalanceWalletOutlined,
+      testId: 'dashboard-balance',
+    },
+    {
+      label: 'dashboard.used',
+      value: self && formatQuota(self.used_quota),
+      exact: self?.used_quota,
+      icon: DataUsageOutlined,
+      testId: 'dashboard-used',
+    },
+    {
+      label: 'dashboard.requests',
+      value: self && renderNumber(self.request_count),
+      icon: SendOutlined,
+      testId: 'dashboard-requests',
+    },
+    {
+      label: 'user.dashboard.todayRequests',
+      value: today && renderNumber(today.requests),
+      icon: BoltOutlined,
+      testId: 'dashboard-today-requests',
+    },
+    {
+      label: 'user.dashboard.todayQuota',
+      value: today && formatQuota(today.quota),
+      exact: today?.quota,
+      icon: PaidOutlined,
+      testId: 'dashboard-today-quota',
+    },
+    {
+      label: 'user.dashboard.todayTokens',
+      value: today && renderNumber(today.tokens),
+      icon: TokenOutlined,
+      testId: 'dashboard-today-tokens',
+    },
+  ];
+  // Bars of a few cents need more than two decimals to tell apart.
+  const valueFormatter = (v: number | null) =>
+    v === null ? '' : metric === 'quota' ? formatQuota(v, 4) : renderNumber(v);
+
   return (
-    <Box sx={{ display: 'grid', gap: 3, gridTemplateColumns: { xs: '1fr', sm: 'repeat(3, 1fr)' } }}>
-      {stats.map(({ label, value, icon: Icon, testId }) => (
-        <Card key={label}>
-          <CardContent sx={{ display: 'flex', alignItems: 'center', gap: 2 }}>
-            <Box
-              sx={{
-                display: 'grid',
-                placeItems: 'center',
-                width: 48,
-                height: 48,
-                borderRadius: 2,
-                bgcolor: 'primary.main',
-                color: 'primary.contrastText',
-              }}
-            >
-              <Icon />
-            </Box>
-            <Box>
-              <Typography variant="body2" color="text.secondary">
-                {t(label)}
+    <Box sx={{ display: 'grid', gap: 3 }}>
+      <Box sx={{ display: 'grid', gap: 3, gridTemplateColumns: { xs: '1fr', sm: 'repeat(3, 1fr)' } }}>
+        {stats.map((s) => (
+          <StatCard key={s.testId} {...s} />
+        ))}
+      </Box>
+      <Box sx={{ display: 'grid', gap: 3, gridTemplateColumns: { xs: '1fr', lg: '2fr 1fr' } }}>
+        <Card>
+          <CardHeader
+            title={t('user.dashboard.weekTitle')}
+            subheader={t('user.dashboard.weekHint')}
+            action={
+              <ToggleButtonGroup
+                size="small"
+                exclusive
+                value={metric}
+                onChange={(_, next: Metric | null) => next && setMetric(next)}
+              >
+                <ToggleButton value="quota">{t('user.dashboard.metricQuota')}</ToggleButton>
+                <ToggleButton value="requests">{t('user.dashboard.metricRequests')}</ToggleButton>
+                <ToggleButton value="tokens">{t('user.dashboard.metricTokens')}</ToggleButton>
+              </ToggleButtonGroup>
+            }
+          />
+          <CardContent data-testid="dashboard-week-chart">
+            {usage === undefined ? (
+              <Skeleton variant="rounded" height={300} />
+            ) : series.length === 0 ? (
+              <Typography color="text.secondary" sx={{ py: 8, textAlign: 'center' }}>
+                {t('user.dashboard.noUsage')}
               </Typography>
-              <Typography variant="h5" sx={{ fontWeight: 700 }} data-testid={testId}>
-                {value ?? <Skeleton width={80} />}
-              </Typography>
-            </Box>
+            ) : (
+              <BarChart
+                height={300}
+                xAxis={[{ scaleType: 'band', data: days.map((d) => d.slice(5)) }]}
+                series={series.map((s) => ({
+                  label: s.model,
+                  data: s.data,
+                  stack: 'models',
+                  valueFormatter,
+                }))}
+                yAxis={[{ valueFormatter: (v: number) => valueFormatter(v), width: 72 }]}
+              />
+            )}
           </CardContent>
         </Card>
-      ))}
+        <Box sx={{ display: 'grid', gap: 3, alignContent: 'start' }}>
+          <Card>
+            <CardHeader title={t('user.dashboard.inviteTitle')} subheader={t('user.dashboard.inviteHint')} />
+            <CardContent>
+              <CopyField
+                label={t('user.common.inviteLink')}
+                value={inviteLink}
+                name={t('user.common.inviteLink')}
+                testId="dashboard-invite-link"
+              />
+            </CardContent>
+          </Card>
+          <Card>
+            <CardHeader title={t('user.dashboard.modelsTitle')} />
+            <CardContent
+              sx={{ display: 'flex', flexWrap: 'wrap', gap: 1, maxHeight: 260, overflow: 'auto' }}
+              data-testid="dashboard-models"
+            >
+              {models === undefined ? (
+                <Skeleton width="100%" />
+              ) : ownModels.length === 0 ? (
+                <Typography color="text.secondary">{t('user.dashboard.noModels')}</Typography>
+              ) : (
+                ownModels.map((name) => <Chip key={name} label={name} size="small" variant="outlined" />)
+              )}
+            </CardContent>
+          </Card>
+        </Box>
+      </Box>
     </Box>
   );
 }

@@ -1,0 +1,206 @@
+import WeChat from '@mui/icons-material/ChatBubbleOutlined';
+import GitHub from '@mui/icons-material/GitHub';
+import KeyOutlined from '@mui/icons-material/KeyOutlined';
+import MailOutline from '@mui/icons-material/MailOutlined';
+import Telegram from '@mui/icons-material/Telegram';
+import VerifiedUserOutlined from '@mui/icons-material/VerifiedUserOutlined';
+import Alert from '@mui/material/Alert';
+import Box from '@mui/material/Box';
+import Button from '@mui/material/Button';
+import Card from '@mui/material/Card';
+import CardContent from '@mui/material/CardContent';
+import CardHeader from '@mui/material/CardHeader';
+import Chip from '@mui/material/Chip';
+import List from '@mui/material/List';
+import ListItem from '@mui/material/ListItem';
+import ListItemIcon from '@mui/material/ListItemIcon';
+import ListItemText from '@mui/material/ListItemText';
+import Stack from '@mui/material/Stack';
+import TextField from '@mui/material/TextField';
+import { type ProfileForm, profileForm, type SelfUser } from '@switchyard/domain';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { type ReactNode, useEffect, useState } from 'react';
+import { useForm } from 'react-hook-form';
+import { useTranslation } from 'react-i18next';
+import { useSession } from '../../app/session-context';
+import { CopyField } from '../../components/copy-field';
+import { apiGet, apiPut } from '../../lib/api-client';
+import { copyText } from '../../lib/clipboard';
+import { schemaResolver } from '../../lib/form-resolver';
+import { toast } from '../../lib/toast';
+import { useInviteLink } from '../account/use-invite-link';
+import { selfQueryKey, useSelf } from '../account/use-self';
+
+function ProfileFormCard({ self }: { self: SelfUser }) {
+  const { t } = useTranslation();
+  const { signIn } = useSession();
+  const queryClient = useQueryClient();
+  const { register, handleSubmit, formState, reset } = useForm<ProfileForm>({
+    resolver: schemaResolver(profileForm),
+    defaultValues: { username: self.username, display_name: self.display_name, password: '' },
+  });
+  useEffect(() => {
+    reset({ username: self.username, display_name: self.display_name, password: '' });
+  }, [self.username, self.display_name, reset]);
+  const save = useMutation({
+    mutationFn: (values: ProfileForm) => apiPut<SelfUser>('/api/user/self', values),
+    onSuccess: (user) => {
+      queryClient.setQueryData(selfQueryKey, user);
+      signIn(user);
+      toast.success(t('user.profile.saved'));
+    },
+  });
+  const { errors } = formState;
+  return (
+    <Card>
+      <CardHeader title={t('user.profile.infoTitle')} />
+      <CardContent>
+        <Stack component="form" spacing={2} noValidate onSubmit={handleSubmit((v) => save.mutate(v))}>
+          <TextField
+            label={t('user.profile.username')}
+            autoComplete="username"
+            error={!!errors.username}
+            helperText={errors.username?.message ?? t('user.profile.usernameHint')}
+            slotProps={{ htmlInput: { 'data-testid': 'profile-username' } }}
+            {...register('username')}
+          />
+          <TextField
+            label={t('user.profile.displayName')}
+            error={!!errors.display_name}
+            helperText={errors.display_name?.message}
+            slotProps={{ htmlInput: { 'data-testid': 'profile-display-name' } }}
+            {...register('display_name')}
+          />
+          <TextField
+            label={t('user.profile.password')}
+            type="password"
+            autoComplete="new-password"
+            error={!!errors.password}
+            helperText={errors.password?.message ?? t('user.profile.passwordHint')}
+            slotProps={{ htmlInput: { 'data-testid': 'profile-password' } }}
+            {...register('password')}
+          />
+          <Box>
+            <Button type="submit" variant="contained" disabled={save.isPending} data-testid="profile-save">
+              {t('user.common.save')}
+            </Button>
+          </Box>
+        </Stack>
+      </CardContent>
+    </Card>
+  );
+}
+
+function AccessTokenCard({ self }: { self: SelfUser }) {
+  const { t } = useTranslation();
+  const [token, setToken] = useState('');
+  const generate = useMutation({
+    mutationFn: () => apiGet<string>('/api/user/token'),
+    onSuccess: (value) => {
+      setToken(value);
+      void copyText(value, t('user.profile.accessToken'));
+    },
+  });
+  return (
+    <Card>
+      <CardHeader title={t('user.profile.accessTokenTitle')} subheader={t('user.profile.accessTokenHint')} />
+      <CardContent>
+        <Stack spacing={2}>
+          {token ? (
+            <>
+              <Alert severity="warning">{t('user.profile.accessTokenOnce')}</Alert>
+              <CopyField
+                label={t('user.profile.accessTokenTitle')}
+                value={token}
+                name={t('user.profile.accessToken')}
+                testId="profile-access-token"
+              />
+            </>
+          ) : (
+            self.has_access_token && <Alert severity="info">{t('user.profile.accessTokenExists')}</Alert>
+          )}
+          <Box>
+            <Button
+              variant="outlined"
+              startIcon={<KeyOutlined />}
+              disabled={generate.isPending}
+              onClick={() => generate.mutate()}
+              data-testid="profile-generate-token"
+            >
+              {t(self.has_access_token || token ? 'user.profile.regenerate' : 'user.profile.generate')}
+            </Button>
+          </Box>
+        </Stack>
+      </CardContent>
+    </Card>
+  );
+}
+
+function BindingsCard({ self }: { self: SelfUser }) {
+  const { t } = useTranslation();
+  const rows: { id: string; icon: ReactNode; label: string; value: string }[] = [
+    { id: 'email', icon: <MailOutline />, label: t('user.profile.bindEmail'), value: self.email },
+    { id: 'github', icon: <GitHub />, label: t('user.profile.bindGithub'), value: self.github_id },
+    { id: 'wechat', icon: <WeChat />, label: t('user.profile.bindWechat'), value: self.wechat_id },
+    { id: 'lark', icon: <VerifiedUserOutlined />, label: t('user.profile.bindLark'), value: self.lark_id },
+    { id: 'oidc', icon: <VerifiedUserOutlined />, label: t('user.profile.bindOidc'), value: self.oidc_id },
+    {
+      id: 'telegram',
+      icon: <Telegram />,
+      label: t('user.profile.bindTelegram'),
+      value: self.telegram_id ? String(self.telegram_id) : '',
+    },
+  ];
+  return (
+    <Card>
+      <CardHeader title={t('user.profile.bindingsTitle')} subheader={t('user.profile.bindingsHint')} />
+      <List dense data-testid="profile-bindings">
+        {rows.map((row) => (
+          <ListItem
+            key={row.id}
+            secondaryAction={
+              <Chip
+                size="small"
+                color={row.value ? 'success' : 'default'}
+                label={row.value ? t('user.profile.bound') : t('user.profile.notBound')}
+              />
+            }
+          >
+            <ListItemIcon>{row.icon}</ListItemIcon>
+            <ListItemText primary={row.label} secondary={row.value || undefined} />
+          </ListItem>
+        ))}
+      </List>
+    </Card>
+  );
+}
+
+/** Spec §2 profile and §5 rules: username >= 3, password >= 8; access token; bindings; invite link. */
+export default function ProfilePage() {
+  const { t } = useTranslation();
+  const { data: self } = useSelf();
+  const inviteLink = useInviteLink();
+  if (!self) return null;
+  return (
+    <Box
+      sx={{ display: 'grid', gap: 3, gridTemplateColumns: { xs: '1fr', lg: '1fr 1fr' }, alignItems: 'start' }}
+    >
+      <ProfileFormCard self={self} />
+      <Box sx={{ display: 'grid', gap: 3 }}>
+        <AccessTokenCard self={self} />
+        <Card>
+          <CardHeader title={t('user.dashboard.inviteTitle')} subheader={t('user.dashboard.inviteHint')} />
+          <CardContent>
+            <CopyField
+              label={t('user.common.inviteLink')}
+              value={inviteLink}
+              name={t('user.common.inviteLink')}
+              testId="profile-invite-link"
+            />
+          </CardContent>
+        </Card>
+        <BindingsCard self={self} />
+      </Box>
+    </Box>
+  );
+}

@@ -1,0 +1,162 @@
+import Box from '@mui/material/Box';
+import Link from '@mui/material/Link';
+import Typography from '@mui/material/Typography';
+import { formatTimestamp } from '@switchyard/domain';
+import { useTranslation } from 'react-i18next';
+import { useSession } from '../../app/session-context';
+import { type DataColumn, DataTable, useTableQuery, useTableState } from '../../components/data-table';
+import { useQuotaFormat } from '../../lib/quota-format';
+import { TaskFilterBar } from './task-filter-bar';
+import { elapsed, TaskProgress, TaskStatusChip } from './task-status';
+
+interface MidjourneyView {
+  id: number;
+  code: number;
+  user_id: number;
+  action: string;
+  mj_id: string;
+  prompt: string;
+  prompt_en: string;
+  submit_time: number;
+  finish_time: number;
+  image_url: string;
+  status: string;
+  progress: string;
+  fail_reason: string;
+  quota: number;
+  channel_id?: number;
+}
+
+const USER_FILTERS = ['mj_id', 'start_timestamp', 'end_timestamp'] as const;
+const ADMIN_FILTERS = [...USER_FILTERS, 'channel_id', 'user_id'] as const;
+
+/** Spec §2 image tasks (/panel/midjourney): own tasks, or every task for administrators. */
+export default function MidjourneyPage() {
+  const { t } = useTranslation();
+  const { isAdmin } = useSession();
+  const formatQuota = useQuotaFormat();
+  const table = useTableState({ filters: isAdmin ? ADMIN_FILTERS : USER_FILTERS });
+  const query = useTableQuery<MidjourneyView>(isAdmin ? '/api/mj' : '/api/mj/self', table);
+  const columns: DataColumn<MidjourneyView>[] = [
+    {
+      id: 'mj_id',
+      header: t('user.task.taskId'),
+      cell: (r) => r.mj_id || '—',
+      sortField: 'mj_id',
+      hideable: false,
+    },
+    {
+      id: 'submit',
+      header: t('user.task.submitTime'),
+      sortField: 'submit_time',
+      cell: (r) => formatTimestamp(r.submit_time),
+    },
+    ...(isAdmin
+      ? [
+          {
+            id: 'channel',
+            header: t('user.log.channel'),
+            sortField: 'channel_id',
+            cell: (r: MidjourneyView) => r.channel_id ?? '—',
+          },
+          {
+            id: 'user',
+            header: t('user.log.user'),
+            sortField: 'user_id',
+            cell: (r: MidjourneyView) => r.user_id,
+          },
+        ]
+      : []),
+    { id: 'action', header: t('user.task.type'), sortField: 'action', cell: (r) => r.action },
+    {
+      id: 'code',
+      header: t('user.task.code'),
+      sortField: 'code',
+      cell: (r) => r.code,
+      hiddenByDefault: true,
+    },
+    {
+      id: 'status',
+      header: t('user.task.status'),
+      sortField: 'status',
+      cell: (r) => <TaskStatusChip status={r.status} />,
+    },
+    { id: 'progress', header: t('user.task.progress'), cell: (r) => <TaskProgress value={r.progress} /> },
+    { id: 'elapsed', header: t('user.task.elapsed'), cell: (r) => elapsed(r.submit_time, r.finish_time) },
+    { id: 'quota', header: t('user.log.quota'), cell: (r) => formatQuota(r.quota), hiddenByDefault: true },
+    {
+      id: 'image',
+      header: t('user.task.result'),
+      cell: (r) =>
+        r.image_url ? (
+          <Link href={r.image_url} target="_blank" rel="noopener noreferrer">
+            <Box
+              component="img"
+              src={r.image_url}
+              alt={r.prompt}
+              loading="lazy"
+              sx={{ width: 64, height: 64, objectFit: 'cover', borderRadius: 1 }}
+            />
+          </Link>
+        ) : (
+          '—'
+        ),
+    },
+    {
+      id: 'prompt',
+      header: t('user.task.prompt'),
+      cell: (r) => (
+        <Typography variant="body2" noWrap title={r.prompt} sx={{ maxWidth: 240 }}>
+          {r.prompt}
+        </Typography>
+      ),
+    },
+    {
+      id: 'prompt_en',
+      header: t('user.task.promptEn'),
+      hiddenByDefault: true,
+      cell: (r) => (
+        <Typography variant="body2" noWrap title={r.prompt_en} sx={{ maxWidth: 240 }}>
+          {r.prompt_en}
+        </Typography>
+      ),
+    },
+    {
+      id: 'fail',
+      header: t('user.task.failReason'),
+      cell: (r) => (
+        <Typography variant="body2" color="error" noWrap title={r.fail_reason} sx={{ maxWidth: 200 }}>
+          {r.fail_reason}
+        </Typography>
+      ),
+    },
+  ];
+  const fields = [
+    { name: 'mj_id', label: t('user.task.taskId') },
+    ...(isAdmin
+      ? [
+          { name: 'channel_id', label: t('user.log.channelId') },
+          { name: 'user_id', label: t('user.task.userId') },
+        ]
+      : []),
+  ];
+  return (
+    <DataTable
+      tableId={isAdmin ? 'admin-midjourney' : 'user-midjourney'}
+      columns={columns}
+      controls={table}
+      query={query}
+      rowKey={(r) => r.id}
+      filterBar={
+        <TaskFilterBar
+          key={JSON.stringify(table.state.filters)}
+          fields={fields}
+          filters={table.state.filters}
+          onApply={(next) => table.setFilters(next)}
+          onReset={() => table.resetFilters()}
+        />
+      }
+      emptyText={t('user.task.empty')}
+    />
+  );
+}

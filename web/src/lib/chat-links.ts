@@ -1,0 +1,44 @@
+import { type ChatLink, DEFAULT_CHAT_LINKS } from '@switchyard/domain';
+
+// Spec §3 "Chat-link entry": chat apps opened with the user's key, from the site's ChatLinks setting
+// (JSON text in /api/status) or the four defaults. Only shown entries, in their sort order.
+
+function isChatLink(value: unknown): value is ChatLink {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return (
+    typeof v.name === 'string' &&
+    typeof v.url === 'string' &&
+    typeof v.show === 'boolean' &&
+    typeof v.sort === 'number'
+  );
+}
+
+/** The chat links to offer: the configured list (defaults when unset or unreadable), shown ones, sorted. */
+export function visibleChatLinks(chatLinksJson: string): ChatLink[] {
+  let links: ChatLink[] = DEFAULT_CHAT_LINKS.map((l) => ({ ...l }));
+  if (chatLinksJson.trim() !== '') {
+    try {
+      const parsed: unknown = JSON.parse(chatLinksJson);
+      if (Array.isArray(parsed)) links = parsed.filter(isChatLink);
+    } catch {
+      // A broken setting must not take the token page down; the defaults stand in.
+    }
+  }
+  return links.filter((l) => l.show).sort((a, b) => a.sort - b.sort);
+}
+
+/**
+ * The template with `{key}` (the key without its `sk-` prefix: templates write `sk-{key}`) and
+ * `{server}` (the site's address without a trailing slash) filled in.
+ */
+export function fillChatLink(template: string, key: string, server: string): string {
+  const bare = key.startsWith('sk-') ? key.slice(3) : key;
+  const base = server.replace(/\/+$/, '');
+  return template.replaceAll('{key}', bare).replaceAll('{server}', base);
+}
+
+/** The server address chat apps should call: the configured one, else where this console is served. */
+export function serverAddress(configured: string, origin: string): string {
+  return (configured.trim() || origin).replace(/\/+$/, '');
+}
