@@ -1,5 +1,6 @@
 import type { Messages } from '../types';
 import { adminEnUS } from './admin/en-us';
+import { tableEnUS } from './table/en-us';
 import { userEnUS } from './user/en-us';
 
 export const enUS: Messages = {
@@ -247,4 +248,5 @@ export const enUS: Messages = {
   },
   user: userEnUS,
   admin: adminEnUS,
+  table: tableEnUS,
 };

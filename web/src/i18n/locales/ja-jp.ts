@@ -1,5 +1,6 @@
 import type { Messages } from '../types';
 import { adminJaJP } from './admin/ja-jp';
+import { tableJaJP } from './table/ja-jp';
 import { userJaJP } from './user/ja-jp';
 
 export const jaJP: Messages = {
@@ -245,4 +246,5 @@ export const jaJP: Messages = {
   },
   user: userJaJP,
   admin: adminJaJP,
+  table: tableJaJP,
 };

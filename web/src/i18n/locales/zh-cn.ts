@@ -1,5 +1,6 @@
 // The source locale: every other locale must have exactly these keys (see i18n.test.ts).
 import { adminZhCN } from './admin/zh-cn';
+import { tableZhCN } from './table/zh-cn';
 import { userZhCN } from './user/zh-cn';
 export const zhCN = {
   app: {
@@ -244,4 +245,5 @@ export const zhCN = {
   },
   user: userZhCN,
   admin: adminZhCN,
+  table: tableZhCN,
 };

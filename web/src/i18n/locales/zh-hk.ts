@@ -1,5 +1,6 @@
 import type { Messages } from '../types';
 import { adminZhHK } from './admin/zh-hk';
+import { tableZhHK } from './table/zh-hk';
 import { userZhHK } from './user/zh-hk';
 
 export const zhHK: Messages = {
@@ -245,4 +246,5 @@ export const zhHK: Messages = {
   },
   user: userZhHK,
   admin: adminZhHK,
+  table: tableZhHK,
 };

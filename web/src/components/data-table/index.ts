@@ -1,0 +1,10 @@
+export {
+  type DataColumn,
+  DataTable,
+  type DataTableProps,
+  type RowKey,
+  type RowSelection,
+} from './data-table';
+export { PAGE_SIZES } from './table-url-state';
+export { useTableQuery } from './use-table-query';
+export { type TableControls, useTableState } from './use-table-state';
