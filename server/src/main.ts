@@ -29,6 +29,7 @@ import { pricesQueries } from './db/queries/prices.js';
 import { redemptionsQueries } from './db/queries/redemptions.js';
 import { sessionsQueries } from './db/queries/sessions.js';
 import { statisticsQueries } from './db/queries/statistics.js';
+import { telegramMenusQueries } from './db/queries/telegram-menus.js';
 import { tokensQueries } from './db/queries/tokens.js';
 import { userGroupsQueries } from './db/queries/user-groups.js';
 import { usersQueries } from './db/queries/users.js';
@@ -107,6 +108,7 @@ export async function composeServices(
       logs: logsQueries(database),
       redemptions: redemptionsQueries(database),
       statistics: statisticsQueries(database),
+      telegramMenus: telegramMenusQueries(database),
     };
     const passwords = overrides.passwords ?? new Argon2Hasher();
     const seed = await seedDatabase(repos, passwords, config.initialRootPassword, clock.nowSeconds());

@@ -16,6 +16,7 @@ import type { PricesQueries } from './db/queries/prices.js';
 import type { RedemptionsQueries } from './db/queries/redemptions.js';
 import type { SessionsQueries } from './db/queries/sessions.js';
 import type { StatisticsQueries } from './db/queries/statistics.js';
+import type { TelegramMenusQueries } from './db/queries/telegram-menus.js';
 import type { TokensQueries } from './db/queries/tokens.js';
 import type { UserGroupsQueries } from './db/queries/user-groups.js';
 import type { UsersQueries } from './db/queries/users.js';
@@ -38,6 +39,7 @@ export interface Repos {
   logs: LogsQueries;
   redemptions: RedemptionsQueries;
   statistics: StatisticsQueries;
+  telegramMenus: TelegramMenusQueries;
 }
 
 export interface Clock {
