@@ -90,7 +90,7 @@ export const panelRoutes: readonly PageRoute[] = [
   { path: 'analytics', title: 'menu.analytics', load: comingSoon },
   { path: 'playground', title: 'menu.playground', load: comingSoon },
   { path: 'user', title: 'menu.user', load: comingSoon },
-  { path: 'channel', title: 'menu.channel', load: comingSoon },
+  { path: 'channel', title: 'menu.channel', load: () => import('../features/channels/channel-list-page') },
   { path: 'user_group', title: 'menu.userGroup', load: comingSoon },
   { path: 'pricing', title: 'menu.pricing', load: comingSoon },
   { path: 'telegram', title: 'menu.telegram', load: comingSoon },
