@@ -14,7 +14,7 @@ interface Issue {
   params?: Record<string, unknown>;
 }
 
-interface Schema<Out> {
+export interface Schema<Out> {
   safeParse(value: unknown): { success: true; data: Out } | { success: false; error: { issues: Issue[] } };
 }
 
