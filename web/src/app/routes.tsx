@@ -96,7 +96,7 @@ export const panelRoutes: readonly PageRoute[] = [
     title: 'menu.userGroup',
     load: () => import('../features/user-groups/user-group-page'),
   },
-  { path: 'pricing', title: 'menu.pricing', load: comingSoon },
+  { path: 'pricing', title: 'menu.pricing', load: () => import('../features/pricing/pricing-page') },
   { path: 'telegram', title: 'menu.telegram', load: () => import('../features/telegram/telegram-menu-page') },
   {
     path: 'model_ownedby',
@@ -111,7 +111,7 @@ export const panelRoutes: readonly PageRoute[] = [
   { path: 'payment', title: 'menu.payment', load: comingSoon },
   { path: 'token', title: 'menu.token', load: comingSoon },
   { path: 'profile', title: 'menu.profile', load: comingSoon },
-  { path: 'setting', title: 'menu.setting', load: comingSoon },
+  { path: 'setting', title: 'menu.setting', load: () => import('../features/settings/settings-page') },
   { path: 'topup', title: 'menu.topup', load: comingSoon },
   { path: 'model_price', title: 'menu.modelPrice', load: comingSoon },
   { path: 'log', title: 'menu.log', load: comingSoon },
