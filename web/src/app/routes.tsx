@@ -87,7 +87,7 @@ export const PANEL_HOME = '/panel/dashboard';
 /** Every /panel child path of spec §2. '' sends to dashboard (the landing path). */
 export const panelRoutes: readonly PageRoute[] = [
   { path: 'dashboard', title: 'menu.dashboard', load: () => import('../features/dashboard/dashboard-page') },
-  { path: 'analytics', title: 'menu.analytics', load: comingSoon },
+  { path: 'analytics', title: 'menu.analytics', load: () => import('../features/analytics/analytics-page') },
   { path: 'playground', title: 'menu.playground', load: comingSoon },
   { path: 'user', title: 'menu.user', load: () => import('../features/users/user-list-page') },
   { path: 'channel', title: 'menu.channel', load: () => import('../features/channels/channel-list-page') },
@@ -108,7 +108,7 @@ export const panelRoutes: readonly PageRoute[] = [
     title: 'menu.redemption',
     load: () => import('../features/redemptions/redemption-page'),
   },
-  { path: 'payment', title: 'menu.payment', load: comingSoon },
+  { path: 'payment', title: 'menu.payment', load: () => import('../features/payment/payment-page') },
   { path: 'token', title: 'menu.token', load: comingSoon },
   { path: 'profile', title: 'menu.profile', load: comingSoon },
   { path: 'setting', title: 'menu.setting', load: () => import('../features/settings/settings-page') },
