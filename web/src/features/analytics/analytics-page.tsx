@@ -104,6 +104,12 @@ export default function AnalyticsPage() {
     }));
   const xAxis = [{ scaleType: 'band' as const, data: days }];
   const chartHeight = 280;
+  // The charts' own texts (empty, loading) in the reader's language.
+  const chart = {
+    height: chartHeight,
+    localeText: { noData: t('table.empty'), loading: t('table.loading') },
+    loading: period.isPending,
+  };
 
   return (
     <>
@@ -221,7 +227,7 @@ export default function AnalyticsPage() {
       <Box sx={{ display: 'grid', gap: 2, gridTemplateColumns: { xs: '1fr', lg: '1fr 1fr' } }}>
         <ChartCard title={t('admin.analytics.consumption')}>
           <BarChart
-            height={chartHeight}
+            {...chart}
             xAxis={xAxis}
             series={stacked(
               (r) => r.quota,
@@ -231,7 +237,7 @@ export default function AnalyticsPage() {
         </ChartCard>
         <ChartCard title={t('admin.analytics.tokens')}>
           <LineChart
-            height={chartHeight}
+            {...chart}
             xAxis={[{ scaleType: 'point', data: days }]}
             series={[
               {
@@ -247,17 +253,17 @@ export default function AnalyticsPage() {
         </ChartCard>
         <ChartCard title={t('admin.analytics.latency')}>
           <LineChart
-            height={chartHeight}
+            {...chart}
             xAxis={[{ scaleType: 'point', data: days }]}
             series={[{ label: t('admin.analytics.averageSeconds'), data: averageLatency(usage, days) }]}
           />
         </ChartCard>
         <ChartCard title={t('admin.analytics.requests')}>
-          <BarChart height={chartHeight} xAxis={xAxis} series={stacked((r) => r.requestCount)} />
+          <BarChart {...chart} xAxis={xAxis} series={stacked((r) => r.requestCount)} />
         </ChartCard>
         <ChartCard title={t('admin.analytics.redemptionChart')}>
           <BarChart
-            height={chartHeight}
+            {...chart}
             xAxis={xAxis}
             series={[
               {
@@ -270,7 +276,7 @@ export default function AnalyticsPage() {
         </ChartCard>
         <ChartCard title={t('admin.analytics.registrations')}>
           <BarChart
-            height={chartHeight}
+            {...chart}
             xAxis={xAxis}
             series={[
               {
@@ -286,7 +292,7 @@ export default function AnalyticsPage() {
         </ChartCard>
         <ChartCard title={t('admin.analytics.topups')}>
           <BarChart
-            height={chartHeight}
+            {...chart}
             xAxis={xAxis}
             series={[
               {

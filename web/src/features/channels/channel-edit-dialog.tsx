@@ -244,7 +244,7 @@ export function ChannelEditDialog(props: { open: boolean; channelId: number | nu
                 onClick={fetchModels}
                 disabled={fetching}
                 startIcon={<CloudDownloadOutlined />}
-                sx={{ whiteSpace: 'nowrap', mt: 1 }}
+                sx={{ whiteSpace: 'nowrap', mt: 1, flexShrink: 0 }}
               >
                 {t('admin.channel.fetchModels')}
               </Button>
