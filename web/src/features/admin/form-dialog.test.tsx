@@ -66,7 +66,7 @@ describe('FormDialog', () => {
 
   it("lets the screen's own rule stop the submit", async () => {
     const submit = vi.fn(async () => undefined);
-    open(submit, (v) => (v.name === 'bind' ? { name: 'taken' } : {}));
+    open(submit, (v): Record<string, string> => (v.name === 'bind' ? { name: 'taken' } : {}));
     fill('field-name', 'bind');
     await act(async () => fireEvent.click(screen.getByTestId('form-submit')));
     expect(screen.getByText('taken')).toBeTruthy();
