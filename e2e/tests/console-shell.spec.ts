@@ -65,6 +65,8 @@ test('a collapse opens by itself on one of its pages, and the crumbs follow the 
 });
 
 test('every /panel child path of the spec opens', async ({ page }) => {
+  // Twenty full page loads of real screens (each fetching its own data) take more than the default 30 s.
+  test.setTimeout(90_000);
   await signIn(page, ROOT);
   const paths = [
     'dashboard',
