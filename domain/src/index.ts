@@ -10,6 +10,7 @@ export * from './schemas/model-owner.js';
 export * from './schemas/option.js';
 export * from './schemas/price.js';
 export * from './schemas/redemption.js';
+export * from './schemas/telegram-menu.js';
 export * from './schemas/token.js';
 export * from './schemas/topup.js';
 export * from './schemas/user.js';

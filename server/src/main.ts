@@ -33,6 +33,7 @@ import { redemptionsQueries } from './db/queries/redemptions.js';
 import { sessionsQueries } from './db/queries/sessions.js';
 import { statisticsQueries } from './db/queries/statistics.js';
 import { tasksQueries } from './db/queries/tasks.js';
+import { telegramMenusQueries } from './db/queries/telegram-menus.js';
 import { tokensQueries } from './db/queries/tokens.js';
 import { userGroupsQueries } from './db/queries/user-groups.js';
 import { usersQueries } from './db/queries/users.js';
@@ -113,6 +114,7 @@ export async function composeServices(
       statistics: statisticsQueries(database),
       midjourneys: midjourneysQueries(database),
       tasks: tasksQueries(database),
+      telegramMenus: telegramMenusQueries(database),
     };
     const passwords = overrides.passwords ?? new Argon2Hasher();
     const seed = await seedDatabase(repos, passwords, config.initialRootPassword, clock.nowSeconds());

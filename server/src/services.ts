@@ -18,6 +18,7 @@ import type { RedemptionsQueries } from './db/queries/redemptions.js';
 import type { SessionsQueries } from './db/queries/sessions.js';
 import type { StatisticsQueries } from './db/queries/statistics.js';
 import type { TasksQueries } from './db/queries/tasks.js';
+import type { TelegramMenusQueries } from './db/queries/telegram-menus.js';
 import type { TokensQueries } from './db/queries/tokens.js';
 import type { UserGroupsQueries } from './db/queries/user-groups.js';
 import type { UsersQueries } from './db/queries/users.js';
@@ -42,6 +43,7 @@ export interface Repos {
   statistics: StatisticsQueries;
   midjourneys: MidjourneysQueries;
   tasks: TasksQueries;
+  telegramMenus: TelegramMenusQueries;
 }
 
 export interface Clock {

@@ -103,6 +103,11 @@ const EXPECTED: Record<string, Access> = {
   'PUT /api/option': 'root',
   'POST /api/option/smtp/test': 'root',
   'DELETE /api/option/:key': 'root',
+  'GET /api/option/telegram': 'root',
+  'GET /api/option/telegram/status': 'root',
+  'GET /api/option/telegram/:id': 'root',
+  'POST /api/option/telegram': 'root',
+  'DELETE /api/option/telegram/:id': 'root',
   'GET /api/analytics/statistics': 'admin',
   'GET /api/analytics/period': 'admin',
 };

@@ -126,6 +126,15 @@ import {
   taskListQuery,
 } from './tasks.js';
 import {
+  deleteTelegramMenu,
+  getTelegramMenu,
+  listTelegramMenus,
+  saveTelegramMenu,
+  telegramBotStatus,
+  telegramMenuBody,
+  telegramMenuListQuery,
+} from './telegram-menus.js';
+import {
   createToken,
   deleteToken,
   getToken,
@@ -664,6 +673,35 @@ export const apiRoutes: readonly RouteDef[] = [
     access: 'root',
     body: smtpTestBody,
     handler: sendTestMail,
+  }),
+  route({
+    method: 'GET',
+    url: '/api/option/telegram',
+    access: 'root',
+    query: telegramMenuListQuery,
+    handler: listTelegramMenus,
+  }),
+  route({ method: 'GET', url: '/api/option/telegram/status', access: 'root', handler: telegramBotStatus }),
+  route({
+    method: 'GET',
+    url: '/api/option/telegram/:id',
+    access: 'root',
+    params: idParams,
+    handler: getTelegramMenu,
+  }),
+  route({
+    method: 'POST',
+    url: '/api/option/telegram',
+    access: 'root',
+    body: telegramMenuBody,
+    handler: saveTelegramMenu,
+  }),
+  route({
+    method: 'DELETE',
+    url: '/api/option/telegram/:id',
+    access: 'root',
+    params: idParams,
+    handler: deleteTelegramMenu,
   }),
   route({
     method: 'DELETE',

@@ -35,8 +35,6 @@ export interface PageRoute {
   load: () => PageModule;
 }
 
-const comingSoon = () => import('../features/placeholder/coming-soon-page');
-
 // ---- Public layout (spec §2 "Public layout") ----
 
 export const publicRoutes: readonly PageRoute[] = [
@@ -91,23 +89,35 @@ export const PANEL_HOME = '/panel/dashboard';
 /** Every /panel child path of spec §2. '' sends to dashboard (the landing path). */
 export const panelRoutes: readonly PageRoute[] = [
   { path: 'dashboard', title: 'menu.dashboard', load: () => import('../features/dashboard/dashboard-page') },
-  { path: 'analytics', title: 'menu.analytics', load: comingSoon },
+  { path: 'analytics', title: 'menu.analytics', load: () => import('../features/analytics/analytics-page') },
   {
     path: 'playground',
     title: 'menu.playground',
     load: () => import('../features/playground/playground-page'),
   },
-  { path: 'user', title: 'menu.user', load: comingSoon },
-  { path: 'channel', title: 'menu.channel', load: comingSoon },
-  { path: 'user_group', title: 'menu.userGroup', load: comingSoon },
-  { path: 'pricing', title: 'menu.pricing', load: comingSoon },
-  { path: 'telegram', title: 'menu.telegram', load: comingSoon },
-  { path: 'model_ownedby', title: 'menu.modelOwnedby', load: comingSoon },
-  { path: 'redemption', title: 'menu.redemption', load: comingSoon },
-  { path: 'payment', title: 'menu.payment', load: comingSoon },
+  { path: 'user', title: 'menu.user', load: () => import('../features/users/user-list-page') },
+  { path: 'channel', title: 'menu.channel', load: () => import('../features/channels/channel-list-page') },
+  {
+    path: 'user_group',
+    title: 'menu.userGroup',
+    load: () => import('../features/user-groups/user-group-page'),
+  },
+  { path: 'pricing', title: 'menu.pricing', load: () => import('../features/pricing/pricing-page') },
+  { path: 'telegram', title: 'menu.telegram', load: () => import('../features/telegram/telegram-menu-page') },
+  {
+    path: 'model_ownedby',
+    title: 'menu.modelOwnedby',
+    load: () => import('../features/model-owners/model-owner-page'),
+  },
+  {
+    path: 'redemption',
+    title: 'menu.redemption',
+    load: () => import('../features/redemptions/redemption-page'),
+  },
+  { path: 'payment', title: 'menu.payment', load: () => import('../features/payment/payment-page') },
   { path: 'token', title: 'menu.token', load: () => import('../features/tokens/tokens-page') },
   { path: 'profile', title: 'menu.profile', load: () => import('../features/profile/profile-page') },
-  { path: 'setting', title: 'menu.setting', load: comingSoon },
+  { path: 'setting', title: 'menu.setting', load: () => import('../features/settings/settings-page') },
   { path: 'topup', title: 'menu.topup', load: () => import('../features/topup/topup-page') },
   {
     path: 'model_price',

@@ -233,9 +233,6 @@ export const enUS: Messages = {
     manual: 'If nothing happens, click here',
     invalid: 'The redirect address is invalid.',
   },
-  comingSoon: {
-    message: 'This screen is coming soon.',
-  },
   dashboard: {
     balance: 'Balance',
     used: 'Used',

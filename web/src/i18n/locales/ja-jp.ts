@@ -231,9 +231,6 @@ export const jaJP: Messages = {
     manual: '自動で移動しない場合はこちらをクリック',
     invalid: 'リダイレクト先が無効です。',
   },
-  comingSoon: {
-    message: 'この画面は近日公開予定です。',
-  },
   dashboard: {
     balance: '残高',
     used: '使用済み',

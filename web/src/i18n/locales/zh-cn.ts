@@ -230,9 +230,6 @@ export const zhCN = {
     manual: '如果没有自动跳转，请点击这里',
     invalid: '跳转地址无效。',
   },
-  comingSoon: {
-    message: '此页面即将推出，敬请期待。',
-  },
   dashboard: {
     balance: '当前余额',
     used: '已用额度',

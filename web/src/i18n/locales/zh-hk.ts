@@ -231,9 +231,6 @@ export const zhHK: Messages = {
     manual: '如果沒有自動跳轉，請點擊這裡',
     invalid: '跳轉地址無效。',
   },
-  comingSoon: {
-    message: '此頁面即將推出，敬請期待。',
-  },
   dashboard: {
     balance: '目前餘額',
     used: '已用額度',

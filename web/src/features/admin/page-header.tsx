@@ -1,0 +1,21 @@
+import Stack from '@mui/material/Stack';
+import Typography from '@mui/material/Typography';
+import type { ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useRouteTitle } from '../../app/route-handle';
+
+/** The title of an admin screen (its route title) and, on the right, the screen's own actions. */
+export function PageHeader({ actions }: { actions?: ReactNode }) {
+  const { t } = useTranslation();
+  const title = useRouteTitle();
+  return (
+    <Stack direction="row" sx={{ mb: 2, alignItems: 'center', justifyContent: 'space-between', gap: 1 }}>
+      <Typography variant="h5" component="h1">
+        {title ? t(title) : null}
+      </Typography>
+      <Stack direction="row" sx={{ gap: 1, flexWrap: 'wrap' }}>
+        {actions}
+      </Stack>
+    </Stack>
+  );
+}

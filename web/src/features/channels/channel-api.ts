@@ -1,0 +1,66 @@
+import type { ChannelView, Page, PriceView } from '@switchyard/domain';
+import { useQuery } from '@tanstack/react-query';
+import { apiGet, request } from '../../lib/api-client';
+import { useModelOwners } from '../site/catalog';
+
+export const CHANNEL_PATH = '/api/channel';
+export const TAG_PATH = '/api/channel_tag';
+
+export interface TagSummary {
+  tag: string;
+  count: number;
+  enabled: number;
+}
+
+export interface ChannelTestAnswer {
+  ok: boolean;
+  model: string;
+  time: number;
+  message: string;
+}
+
+export async function updateChannel(body: Record<string, unknown>): Promise<ChannelView> {
+  return (await request<ChannelView>('PUT', CHANNEL_PATH, { body })).data as ChannelView;
+}
+
+/** One test request; the envelope's message says why it failed. */
+export async function testChannel(
+  id: number,
+  model?: string,
+): Promise<{ answer: ChannelTestAnswer; message: string }> {
+  const envelope = await request<ChannelTestAnswer>('GET', `${CHANNEL_PATH}/test/${id}`, {
+    query: model ? { model } : {},
+  });
+  return { answer: envelope.data as ChannelTestAnswer, message: envelope.message };
+}
+
+/** Every channel id with its status, page by page (the list API gives at most 100 at once). */
+export async function allChannels(): Promise<ChannelView[]> {
+  const out: ChannelView[] = [];
+  for (let page = 1; ; page++) {
+    const batch = await apiGet<Page<ChannelView>>(CHANNEL_PATH, { query: { page, size: 100, order: 'id' } });
+    out.push(...batch.data);
+    if (batch.data.length === 0 || out.length >= batch.total_count) return out;
+  }
+}
+
+export function useGroupSymbols() {
+  return useQuery({ queryKey: ['/api/group'], queryFn: () => apiGet<string[]>('/api/group') });
+}
+
+export function useTags() {
+  return useQuery({
+    queryKey: [`${TAG_PATH}/_all`],
+    queryFn: () => apiGet<TagSummary[]>(`${TAG_PATH}/_all`),
+  });
+}
+
+/** Priced models with their owner's name, for the models field grouped by owner. */
+export function useModelCatalog() {
+  const owners = useModelOwners();
+  const prices = useQuery({ queryKey: ['/api/prices'], queryFn: () => apiGet<PriceView[]>('/api/prices') });
+  const names = new Map((owners.data ?? []).map((o) => [o.id, o.name]));
+  return (prices.data ?? [])
+    .map((p) => ({ model: p.model, owner: names.get(p.channel_type) ?? '' }))
+    .sort((a, b) => a.owner.localeCompare(b.owner) || a.model.localeCompare(b.model));
+}

@@ -1,0 +1,279 @@
+import AddOutlined from '@mui/icons-material/AddOutlined';
+import DeleteOutlined from '@mui/icons-material/DeleteOutlined';
+import EditOutlined from '@mui/icons-material/EditOutlined';
+import LibraryAddOutlined from '@mui/icons-material/LibraryAddOutlined';
+import Box from '@mui/material/Box';
+import Button from '@mui/material/Button';
+import Chip from '@mui/material/Chip';
+import IconButton from '@mui/material/IconButton';
+import MenuItem from '@mui/material/MenuItem';
+import Stack from '@mui/material/Stack';
+import Tab from '@mui/material/Tab';
+import Tabs from '@mui/material/Tabs';
+import TextField from '@mui/material/TextField';
+import Tooltip from '@mui/material/Tooltip';
+import { PriceType, type PriceView, renderPrice } from '@switchyard/domain';
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { type DataColumn, DataTable, useTableState } from '../../components/data-table';
+import { api, apiGet, apiPut } from '../../lib/api-client';
+import { useConfirm } from '../admin/confirm-dialog';
+import { pageLocally } from '../admin/local-page';
+import { PageHeader } from '../admin/page-header';
+import { SearchField } from '../admin/search-field';
+import { useAdminAction } from '../admin/use-admin-action';
+import { useModelOwners } from '../site/catalog';
+import { modelPath, PRICES_PATH, PriceDialog, type PriceEdit } from './price-dialog';
+import { groupPrices, type PriceGroup } from './price-groups';
+
+const FILTERS = ['view', 'keyword', 'owner', 'type'] as const;
+
+function Money({ ratio, type }: { ratio: number; type: string }) {
+  const { t } = useTranslation();
+  const figures = renderPrice(ratio, { perThousand: type === PriceType.Tokens });
+  if (figures === 'Free') return <>{t('admin.pricing.free')}</>;
+  return (
+    <Tooltip
+      title={t(type === PriceType.Tokens ? 'admin.pricing.perMillion' : 'admin.pricing.perCall', {
+        usd: figures.usd,
+        cny: figures.cny,
+      })}
+    >
+      <span>{ratio}</span>
+    </Tooltip>
+  );
+}
+
+export default function PricingPage() {
+  const { t } = useTranslation();
+  const controls = useTableState({ filters: FILTERS, defaultOrder: 'model' });
+  const filters = controls.state.filters;
+  const grouped = filters.view === 'grouped';
+  const prices = useQuery({ queryKey: [PRICES_PATH], queryFn: () => apiGet<PriceView[]>(PRICES_PATH) });
+  const owners = useModelOwners();
+  const ownerName = (id: number) => owners.data?.find((o) => o.id === id)?.name ?? String(id);
+  const [edit, setEdit] = useState<PriceEdit | null>(null);
+  const [confirm, ask] = useConfirm();
+  const removeOne = useAdminAction(
+    (model: string) => api('DELETE', `${PRICES_PATH}/single/${modelPath(model)}`),
+    {
+      invalidate: [PRICES_PATH],
+      success: t('admin.common.deleted'),
+    },
+  );
+  const removeMany = useAdminAction(
+    (models: string[]) => apiPut(`${PRICES_PATH}/multiple/delete`, { models }),
+    {
+      invalidate: [PRICES_PATH],
+      success: t('admin.common.deleted'),
+    },
+  );
+
+  const keyword = filters.keyword.toLowerCase();
+  const keep = (p: Omit<PriceView, 'model'>, models: string[]) =>
+    (!keyword || models.some((m) => m.toLowerCase().includes(keyword))) &&
+    (!filters.owner || String(p.channel_type) === filters.owner) &&
+    (!filters.type || p.type === filters.type);
+  const all = prices.data ?? [];
+  const singlePage = prices.data ? pageLocally(all, controls.state, (p) => keep(p, [p.model])) : undefined;
+  const groups = groupPrices(all).map((g) => ({ ...g, ...g.price, model: g.models[0] ?? '' }));
+  const groupPage = prices.data
+    ? pageLocally(groups, controls.state, (g) => keep(g.price, g.models))
+    : undefined;
+
+  const priceColumns = <T extends Omit<PriceView, 'model'>>(): DataColumn<T>[] => [
+    {
+      id: 'type',
+      header: t('admin.pricing.field.type'),
+      sortField: 'type',
+      cell: (p) => t(`admin.pricing.type.${p.type}`),
+    },
+    {
+      id: 'owner',
+      header: t('admin.pricing.field.owner'),
+      sortField: 'channel_type',
+      cell: (p) => ownerName(p.channel_type),
+    },
+    {
+      id: 'input',
+      header: t('admin.pricing.field.input'),
+      sortField: 'input',
+      cell: (p) => <Money ratio={p.input} type={p.type} />,
+    },
+    {
+      id: 'output',
+      header: t('admin.pricing.field.output'),
+      sortField: 'output',
+      cell: (p) => <Money ratio={p.output} type={p.type} />,
+    },
+    {
+      id: 'audio',
+      header: t('admin.pricing.field.audio'),
+      cell: (p) =>
+        p.extra_ratios.input_audio_tokens !== undefined || p.extra_ratios.output_audio_tokens !== undefined
+          ? `${p.extra_ratios.input_audio_tokens ?? '-'} / ${p.extra_ratios.output_audio_tokens ?? '-'}`
+          : '',
+    },
+    {
+      id: 'locked',
+      header: t('admin.pricing.field.locked'),
+      cell: (p) => (p.locked ? t('admin.common.yes') : ''),
+    },
+  ];
+  const singleColumns: DataColumn<PriceView>[] = [
+    {
+      id: 'model',
+      header: t('admin.pricing.field.model'),
+      sortField: 'model',
+      hideable: false,
+      cell: (p) => p.model,
+    },
+    ...priceColumns<PriceView>(),
+  ];
+  type GroupRow = PriceGroup & Omit<PriceView, 'model'> & { model: string };
+  const groupColumns: DataColumn<GroupRow>[] = [
+    {
+      id: 'models',
+      header: t('admin.pricing.field.models'),
+      hideable: false,
+      cell: (g) => (
+        <Box sx={{ display: 'flex', flexWrap: 'wrap', gap: 0.5, maxWidth: 520 }}>
+          {g.models.map((m) => (
+            <Chip key={m} size="small" label={m} />
+          ))}
+        </Box>
+      ),
+    },
+    ...priceColumns<GroupRow>(),
+  ];
+
+  const filterBar = (
+    <>
+      <SearchField
+        label={t('admin.pricing.search')}
+        value={filters.keyword}
+        onApply={(v) => controls.setFilters({ keyword: v })}
+      />
+      <TextField
+        select
+        size="small"
+        label={t('admin.pricing.field.owner')}
+        value={filters.owner}
+        onChange={(e) => controls.setFilters({ owner: e.target.value })}
+        sx={{ width: 160 }}
+      >
+        <MenuItem value="">{t('admin.common.all')}</MenuItem>
+        {(owners.data ?? []).map((o) => (
+          <MenuItem key={o.id} value={String(o.id)}>
+            {o.name}
+          </MenuItem>
+        ))}
+      </TextField>
+      <TextField
+        select
+        size="small"
+        label={t('admin.pricing.field.type')}
+        value={filters.type}
+        onChange={(e) => controls.setFilters({ type: e.target.value })}
+        sx={{ width: 120 }}
+      >
+        <MenuItem value="">{t('admin.common.all')}</MenuItem>
+        <MenuItem value={PriceType.Tokens}>{t('admin.pricing.type.tokens')}</MenuItem>
+        <MenuItem value={PriceType.Times}>{t('admin.pricing.type.times')}</MenuItem>
+      </TextField>
+    </>
+  );
+
+  const actions = (onEdit: () => void, onDelete: () => void) => (
+    <Stack direction="row" sx={{ gap: 0.5, justifyContent: 'flex-end' }}>
+      <Tooltip title={t('admin.common.edit')}>
+        <IconButton size="small" aria-label={t('admin.common.edit')} onClick={onEdit}>
+          <EditOutlined fontSize="small" />
+        </IconButton>
+      </Tooltip>
+      <Tooltip title={t('admin.common.delete')}>
+        <IconButton size="small" color="error" aria-label={t('admin.common.delete')} onClick={onDelete}>
+          <DeleteOutlined fontSize="small" />
+        </IconButton>
+      </Tooltip>
+    </Stack>
+  );
+
+  return (
+    <>
+      {confirm}
+      <PageHeader
+        actions={
+          <>
+            <Button
+              variant="contained"
+              startIcon={<AddOutlined />}
+              onClick={() => setEdit({ mode: 'single', original: null, models: [] })}
+            >
+              {t('admin.pricing.create')}
+            </Button>
+            <Button
+              variant="outlined"
+              startIcon={<LibraryAddOutlined />}
+              onClick={() => setEdit({ mode: 'batch', original: null, models: [] })}
+            >
+              {t('admin.pricing.createBatch')}
+            </Button>
+          </>
+        }
+      />
+      <Tabs
+        value={grouped ? 'grouped' : 'single'}
+        onChange={(_, v: string) => controls.setFilters({ view: v === 'grouped' ? 'grouped' : '' })}
+        sx={{ mb: 2 }}
+      >
+        <Tab value="single" label={t('admin.pricing.single')} />
+        <Tab value="grouped" label={t('admin.pricing.grouped')} />
+      </Tabs>
+      {grouped ? (
+        <DataTable
+          tableId="prices-grouped"
+          columns={groupColumns}
+          controls={controls}
+          query={{ ...prices, data: groupPage }}
+          rowKey={(g) => g.key}
+          filterBar={filterBar}
+          rowActions={(g) =>
+            actions(
+              () =>
+                setEdit({
+                  mode: 'batch',
+                  original: { ...g.price, model: g.models[0] ?? '' },
+                  models: g.models,
+                }),
+              async () => {
+                if (await ask(t('admin.pricing.confirmDeleteMany', { count: g.models.length })))
+                  removeMany.mutate(g.models);
+              },
+            )
+          }
+        />
+      ) : (
+        <DataTable
+          tableId="prices"
+          columns={singleColumns}
+          controls={controls}
+          query={{ ...prices, data: singlePage }}
+          rowKey={(p) => p.model}
+          filterBar={filterBar}
+          rowActions={(p) =>
+            actions(
+              () => setEdit({ mode: 'single', original: p, models: [p.model] }),
+              async () => {
+                if (await ask(t('admin.pricing.confirmDelete', { model: p.model })))
+                  removeOne.mutate(p.model);
+              },
+            )
+          }
+        />
+      )}
+      <PriceDialog edit={edit} onClose={() => setEdit(null)} />
+    </>
+  );
+}

@@ -1,0 +1,316 @@
+import AddOutlined from '@mui/icons-material/AddOutlined';
+import ContentCopyOutlined from '@mui/icons-material/ContentCopyOutlined';
+import DeleteOutlined from '@mui/icons-material/DeleteOutlined';
+import DownloadOutlined from '@mui/icons-material/DownloadOutlined';
+import EditOutlined from '@mui/icons-material/EditOutlined';
+import Button from '@mui/material/Button';
+import Chip from '@mui/material/Chip';
+import Dialog from '@mui/material/Dialog';
+import DialogActions from '@mui/material/DialogActions';
+import DialogContent from '@mui/material/DialogContent';
+import DialogTitle from '@mui/material/DialogTitle';
+import IconButton from '@mui/material/IconButton';
+import MenuItem from '@mui/material/MenuItem';
+import Stack from '@mui/material/Stack';
+import Switch from '@mui/material/Switch';
+import TextField from '@mui/material/TextField';
+import Tooltip from '@mui/material/Tooltip';
+import {
+  formatTimestamp,
+  quotaFromCurrency,
+  RedemptionStatus,
+  type RedemptionView,
+  redemptionCreateInput,
+  redemptionUpdateInput,
+  renderQuota,
+} from '@switchyard/domain';
+import { useQueryClient } from '@tanstack/react-query';
+import { useMemo, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { type DataColumn, DataTable, useTableQuery, useTableState } from '../../components/data-table';
+import { api, apiGet, apiPost, apiPut } from '../../lib/api-client';
+import { copyText } from '../../lib/clipboard';
+import { toast } from '../../lib/toast';
+import { useConfirm } from '../admin/confirm-dialog';
+import { FormDialog, type FormValues, num } from '../admin/form-dialog';
+import { PageHeader } from '../admin/page-header';
+import { SearchField } from '../admin/search-field';
+import { useAdminAction } from '../admin/use-admin-action';
+import { useSiteInfo } from '../site/site-info';
+import { downloadText } from './download';
+
+const PATH = '/api/redemption';
+
+function StatusChip({ status }: { status: number }) {
+  const { t } = useTranslation();
+  if (status === RedemptionStatus.Enabled)
+    return (
+      <Chip size="small" color="success" variant="outlined" label={t('admin.redemption.status.unused')} />
+    );
+  if (status === RedemptionStatus.Used)
+    return <Chip size="small" label={t('admin.redemption.status.used')} />;
+  return (
+    <Chip size="small" color="warning" variant="outlined" label={t('admin.redemption.status.disabled')} />
+  );
+}
+
+/** Spec §2: codes created in a batch are shown once with their keys, to copy or download. */
+function CreatedKeys(props: { name: string; keys: string[]; onClose: () => void }) {
+  const { t } = useTranslation();
+  const text = props.keys.join('\n');
+  return (
+    <Dialog open={props.keys.length > 0} onClose={props.onClose} maxWidth="sm" fullWidth>
+      <DialogTitle>{t('admin.redemption.createdTitle', { count: props.keys.length })}</DialogTitle>
+      <DialogContent>
+        <TextField
+          value={text}
+          multiline
+          fullWidth
+          minRows={Math.min(10, props.keys.length)}
+          slotProps={{ htmlInput: { readOnly: true, 'data-testid': 'created-keys' } }}
+          helperText={t('admin.redemption.createdHint')}
+        />
+      </DialogContent>
+      <DialogActions>
+        <Button
+          startIcon={<ContentCopyOutlined />}
+          onClick={() => copyText(text, t('admin.redemption.keys'))}
+        >
+          {t('common.copy')}
+        </Button>
+        <Button
+          startIcon={<DownloadOutlined />}
+          onClick={() => downloadText(`redemptions-${props.name}.txt`, `${text}\n`)}
+        >
+          {t('admin.common.download')}
+        </Button>
+        <Button variant="contained" onClick={props.onClose}>
+          {t('common.close')}
+        </Button>
+      </DialogActions>
+    </Dialog>
+  );
+}
+
+export default function RedemptionPage() {
+  const { t } = useTranslation();
+  const client = useQueryClient();
+  const site = useSiteInfo();
+  const display = { quotaPerUnit: site.quota_per_unit, displayInCurrency: site.display_in_currency };
+  const controls = useTableState({ filters: ['keyword', 'status'], defaultOrder: '-id' });
+  const query = useTableQuery<RedemptionView>(PATH, controls);
+  const [editing, setEditing] = useState<{ open: boolean; code: RedemptionView | null }>({
+    open: false,
+    code: null,
+  });
+  const [created, setCreated] = useState<{ name: string; keys: string[] }>({ name: '', keys: [] });
+  const [confirm, ask] = useConfirm();
+  const toggle = useAdminAction(
+    (c: RedemptionView) =>
+      apiPut(
+        PATH,
+        {
+          id: c.id,
+          status:
+            c.status === RedemptionStatus.Enabled ? RedemptionStatus.Disabled : RedemptionStatus.Enabled,
+        },
+        { query: { status_only: 1 } },
+      ),
+    { invalidate: [PATH] },
+  );
+  const remove = useAdminAction((id: number) => api('DELETE', `${PATH}/${id}`), {
+    invalidate: [PATH],
+    success: t('admin.common.deleted'),
+  });
+  const code = editing.code;
+  const inCurrency = site.display_in_currency;
+  const initial = useMemo<FormValues>(
+    () => ({
+      name: code?.name ?? '',
+      amount: code ? String(inCurrency ? code.quota / site.quota_per_unit : code.quota) : '',
+      count: '1',
+    }),
+    [code, inCurrency, site.quota_per_unit],
+  );
+  const toQuota = (v: string | boolean | undefined) => {
+    const n = num(v);
+    if (n === undefined || Number.isNaN(n)) return n;
+    return inCurrency ? quotaFromCurrency(n, site.quota_per_unit) : n;
+  };
+
+  const columns: DataColumn<RedemptionView>[] = [
+    { id: 'id', header: t('admin.common.id'), cell: (c) => c.id, sortField: 'id', hideable: false },
+    { id: 'name', header: t('admin.common.name'), cell: (c) => c.name, sortField: 'name' },
+    {
+      id: 'quota',
+      header: t('admin.redemption.field.quota'),
+      cell: (c) => renderQuota(c.quota, display),
+      sortField: 'quota',
+    },
+    {
+      id: 'status',
+      header: t('admin.redemption.field.status'),
+      sortField: 'status',
+      cell: (c) => (
+        <Stack direction="row" sx={{ alignItems: 'center' }}>
+          {c.status !== RedemptionStatus.Used && (
+            <Switch
+              size="small"
+              checked={c.status === RedemptionStatus.Enabled}
+              onChange={() => toggle.mutate(c)}
+              slotProps={{ input: { 'aria-label': t('admin.redemption.toggle', { name: c.name }) } }}
+            />
+          )}
+          <StatusChip status={c.status} />
+        </Stack>
+      ),
+    },
+    {
+      id: 'created_time',
+      header: t('admin.common.createdTime'),
+      cell: (c) => formatTimestamp(c.created_time),
+      sortField: 'created_time',
+    },
+    {
+      id: 'redeemed_time',
+      header: t('admin.redemption.field.redeemedTime'),
+      cell: (c) => (c.redeemed_time ? formatTimestamp(c.redeemed_time) : t('admin.common.never')),
+      sortField: 'redeemed_time',
+    },
+    { id: 'redeemed_by', header: t('admin.redemption.field.redeemedBy'), cell: (c) => c.redeemed_by || '' },
+  ];
+
+  return (
+    <>
+      {confirm}
+      <PageHeader
+        actions={
+          <Button
+            variant="contained"
+            startIcon={<AddOutlined />}
+            onClick={() => setEditing({ open: true, code: null })}
+          >
+            {t('admin.redemption.create')}
+          </Button>
+        }
+      />
+      <DataTable
+        tableId="redemptions"
+        columns={columns}
+        controls={controls}
+        query={query}
+        rowKey={(c) => c.id}
+        filterBar={
+          <>
+            <SearchField
+              label={t('admin.redemption.search')}
+              value={controls.state.filters.keyword}
+              onApply={(keyword) => controls.setFilters({ keyword })}
+            />
+            <TextField
+              select
+              size="small"
+              label={t('admin.redemption.field.status')}
+              value={controls.state.filters.status}
+              onChange={(e) => controls.setFilters({ status: e.target.value })}
+              sx={{ width: 130 }}
+            >
+              <MenuItem value="">{t('admin.common.all')}</MenuItem>
+              <MenuItem value={String(RedemptionStatus.Enabled)}>
+                {t('admin.redemption.status.unused')}
+              </MenuItem>
+              <MenuItem value={String(RedemptionStatus.Disabled)}>
+                {t('admin.redemption.status.disabled')}
+              </MenuItem>
+              <MenuItem value={String(RedemptionStatus.Used)}>{t('admin.redemption.status.used')}</MenuItem>
+            </TextField>
+          </>
+        }
+        rowActions={(c) => (
+          <Stack direction="row" sx={{ gap: 0.5, justifyContent: 'flex-end' }}>
+            <Tooltip title={t('admin.redemption.copyKey')}>
+              <IconButton
+                size="small"
+                aria-label={t('admin.redemption.copyKey')}
+                onClick={async () => {
+                  const key = await apiGet<string>(`${PATH}/${c.id}/key`);
+                  await copyText(key, t('admin.redemption.keys'));
+                }}
+              >
+                <ContentCopyOutlined fontSize="small" />
+              </IconButton>
+            </Tooltip>
+            {c.status !== RedemptionStatus.Used && (
+              <Tooltip title={t('admin.common.edit')}>
+                <IconButton
+                  size="small"
+                  aria-label={t('admin.common.edit')}
+                  onClick={() => setEditing({ open: true, code: c })}
+                >
+                  <EditOutlined fontSize="small" />
+                </IconButton>
+              </Tooltip>
+            )}
+            <Tooltip title={t('admin.common.delete')}>
+              <IconButton
+                size="small"
+                color="error"
+                aria-label={t('admin.common.delete')}
+                onClick={async () => {
+                  if (await ask(t('admin.redemption.confirmDelete', { name: c.name }))) remove.mutate(c.id);
+                }}
+              >
+                <DeleteOutlined fontSize="small" />
+              </IconButton>
+            </Tooltip>
+          </Stack>
+        )}
+      />
+      <FormDialog<unknown>
+        open={editing.open}
+        title={t(code ? 'admin.redemption.editTitle' : 'admin.redemption.createTitle')}
+        initial={initial}
+        fields={[
+          { name: 'name', label: t('admin.common.name'), required: true },
+          {
+            name: 'amount',
+            label: t(inCurrency ? 'admin.redemption.field.amount' : 'admin.redemption.field.quota'),
+            kind: 'number',
+            required: true,
+          },
+          ...(code
+            ? []
+            : [
+                {
+                  name: 'count',
+                  label: t('admin.redemption.field.count'),
+                  kind: 'number' as const,
+                  required: true,
+                },
+              ]),
+        ]}
+        toBody={(v) =>
+          code
+            ? { id: code.id, name: v.name, quota: toQuota(v.amount) }
+            : { name: v.name, quota: toQuota(v.amount), count: num(v.count) }
+        }
+        schema={code ? redemptionUpdateInput : redemptionCreateInput}
+        submit={async (body) => {
+          if (code) {
+            await apiPut(PATH, body);
+            toast.success(t('admin.common.saved'));
+          } else {
+            setCreated({ name: (body as { name: string }).name, keys: await apiPost<string[]>(PATH, body) });
+          }
+          await client.invalidateQueries({ queryKey: [PATH] });
+        }}
+        onClose={() => setEditing({ open: false, code: null })}
+      />
+      <CreatedKeys
+        name={created.name}
+        keys={created.keys}
+        onClose={() => setCreated({ name: '', keys: [] })}
+      />
+    </>
+  );
+}

@@ -1,0 +1,180 @@
+import AddOutlined from '@mui/icons-material/AddOutlined';
+import DeleteOutlined from '@mui/icons-material/DeleteOutlined';
+import EditOutlined from '@mui/icons-material/EditOutlined';
+import Alert from '@mui/material/Alert';
+import Button from '@mui/material/Button';
+import IconButton from '@mui/material/IconButton';
+import Stack from '@mui/material/Stack';
+import Tooltip from '@mui/material/Tooltip';
+import {
+  TELEGRAM_BUILTIN_COMMANDS,
+  TELEGRAM_PARSE_MODES,
+  type TelegramMenuView,
+  telegramMenuInput,
+} from '@switchyard/domain';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMemo, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { type DataColumn, DataTable, useTableQuery, useTableState } from '../../components/data-table';
+import { api, apiGet, apiPost } from '../../lib/api-client';
+import { toast } from '../../lib/toast';
+import { useConfirm } from '../admin/confirm-dialog';
+import { FormDialog, type FormValues } from '../admin/form-dialog';
+import { PageHeader } from '../admin/page-header';
+import { SearchField } from '../admin/search-field';
+import { useAdminAction } from '../admin/use-admin-action';
+
+const PATH = '/api/option/telegram';
+
+export default function TelegramMenuPage() {
+  const { t } = useTranslation();
+  const client = useQueryClient();
+  const controls = useTableState({ filters: ['keyword'], defaultOrder: '-id' });
+  const query = useTableQuery<TelegramMenuView>(PATH, controls);
+  const status = useQuery({
+    queryKey: [PATH, 'status'],
+    queryFn: () => apiGet<{ status: boolean; is_webhook: boolean }>(`${PATH}/status`),
+  });
+  const [editing, setEditing] = useState<{ open: boolean; entry: TelegramMenuView | null }>({
+    open: false,
+    entry: null,
+  });
+  const [confirm, ask] = useConfirm();
+  const remove = useAdminAction((id: number) => api('DELETE', `${PATH}/${id}`), {
+    invalidate: [PATH],
+    success: t('admin.common.deleted'),
+  });
+  const entry = editing.entry;
+  const initial = useMemo<FormValues>(
+    () => ({
+      command: entry?.command ?? '',
+      description: entry?.description ?? '',
+      parse_mode: entry?.parse_mode ?? 'MarkdownV2',
+      reply_message: entry?.reply_message ?? '',
+    }),
+    [entry],
+  );
+
+  const columns: DataColumn<TelegramMenuView>[] = [
+    { id: 'id', header: t('admin.common.id'), cell: (m) => m.id, sortField: 'id', hideable: false },
+    {
+      id: 'command',
+      header: t('admin.telegram.field.command'),
+      cell: (m) => `/${m.command}`,
+      sortField: 'command',
+    },
+    { id: 'description', header: t('admin.telegram.field.description'), cell: (m) => m.description },
+    { id: 'parse_mode', header: t('admin.telegram.field.parseMode'), cell: (m) => m.parse_mode },
+    {
+      id: 'reply_message',
+      header: t('admin.telegram.field.replyMessage'),
+      cell: (m) => (m.reply_message.length > 60 ? `${m.reply_message.slice(0, 60)}…` : m.reply_message),
+    },
+  ];
+
+  const botState = status.data?.status
+    ? t(status.data.is_webhook ? 'admin.telegram.online' : 'admin.telegram.polling')
+    : t('admin.telegram.offline');
+
+  return (
+    <>
+      {confirm}
+      <PageHeader
+        actions={
+          <Button
+            variant="contained"
+            startIcon={<AddOutlined />}
+            onClick={() => setEditing({ open: true, entry: null })}
+          >
+            {t('admin.telegram.create')}
+          </Button>
+        }
+      />
+      <Alert severity={status.data?.status ? 'success' : 'info'} sx={{ mb: 2 }} data-testid="telegram-status">
+        {t('admin.telegram.status', { state: botState })}{' '}
+        {t('admin.telegram.builtIn', { commands: TELEGRAM_BUILTIN_COMMANDS.map((c) => `/${c}`).join(' ') })}
+      </Alert>
+      <DataTable
+        tableId="telegram-menu"
+        columns={columns}
+        controls={controls}
+        query={query}
+        rowKey={(m) => m.id}
+        filterBar={
+          <SearchField
+            label={t('admin.telegram.search')}
+            value={controls.state.filters.keyword}
+            onApply={(keyword) => controls.setFilters({ keyword })}
+          />
+        }
+        rowActions={(m) => (
+          <Stack direction="row" sx={{ gap: 0.5, justifyContent: 'flex-end' }}>
+            <Tooltip title={t('admin.common.edit')}>
+              <IconButton
+                size="small"
+                aria-label={t('admin.common.edit')}
+                onClick={() => setEditing({ open: true, entry: m })}
+              >
+                <EditOutlined fontSize="small" />
+              </IconButton>
+            </Tooltip>
+            <Tooltip title={t('admin.common.delete')}>
+              <IconButton
+                size="small"
+                color="error"
+                aria-label={t('admin.common.delete')}
+                onClick={async () => {
+                  if (await ask(t('admin.telegram.confirmDelete', { command: m.command })))
+                    remove.mutate(m.id);
+                }}
+              >
+                <DeleteOutlined fontSize="small" />
+              </IconButton>
+            </Tooltip>
+          </Stack>
+        )}
+      />
+      <FormDialog
+        open={editing.open}
+        title={t(entry ? 'admin.telegram.editTitle' : 'admin.telegram.createTitle')}
+        initial={initial}
+        fields={[
+          {
+            name: 'command',
+            label: t('admin.telegram.field.command'),
+            required: true,
+            helper: t('admin.telegram.commandHint'),
+          },
+          { name: 'description', label: t('admin.telegram.field.description'), required: true },
+          {
+            name: 'parse_mode',
+            label: t('admin.telegram.field.parseMode'),
+            kind: 'select',
+            required: true,
+            options: TELEGRAM_PARSE_MODES.map((mode) => ({ value: mode, label: mode })),
+          },
+          {
+            name: 'reply_message',
+            label: t('admin.telegram.field.replyMessage'),
+            kind: 'multiline',
+            required: true,
+          },
+        ]}
+        validate={(v): Record<string, string> => {
+          const command = String(v.command).trim().replace(/^\//, '');
+          return (TELEGRAM_BUILTIN_COMMANDS as readonly string[]).includes(command)
+            ? { command: t('admin.telegram.builtInRefused', { command }) }
+            : {};
+        }}
+        toBody={(v) => ({ ...v, id: entry?.id ?? 0 })}
+        schema={telegramMenuInput}
+        submit={async (body) => {
+          await apiPost(PATH, body);
+          toast.success(t(entry ? 'admin.common.saved' : 'admin.common.created'));
+          await client.invalidateQueries({ queryKey: [PATH] });
+        }}
+        onClose={() => setEditing({ open: false, entry: null })}
+      />
+    </>
+  );
+}
