@@ -25,6 +25,7 @@ import { ChannelStatus, type ChannelView, formatTimestamp, providers, renderQuot
 import { useQueryClient } from '@tanstack/react-query';
 import { useCallback, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useConfirm } from '../../components/confirm-dialog';
 import {
   type DataColumn,
   DataTable,
@@ -34,7 +35,6 @@ import {
 } from '../../components/data-table';
 import { api, apiGet, apiPost } from '../../lib/api-client';
 import { toast } from '../../lib/toast';
-import { useConfirm } from '../admin/confirm-dialog';
 import { PageHeader } from '../admin/page-header';
 import { SearchField } from '../admin/search-field';
 import { useAdminAction } from '../admin/use-admin-action';

@@ -11,10 +11,10 @@ import { MODEL_OWNER_MIN_CUSTOM_ID, type ModelOwnerView, modelOwnerInput } from 
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useConfirm } from '../../components/confirm-dialog';
 import { type DataColumn, DataTable, useTableState } from '../../components/data-table';
 import { api, apiGet, apiPost, apiPut } from '../../lib/api-client';
 import { toast } from '../../lib/toast';
-import { useConfirm } from '../admin/confirm-dialog';
 import { FormDialog, type FormValues, num } from '../admin/form-dialog';
 import { pageLocally } from '../admin/local-page';
 import { PageHeader } from '../admin/page-header';

@@ -15,10 +15,10 @@ import {
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useConfirm } from '../../components/confirm-dialog';
 import { type DataColumn, DataTable, useTableQuery, useTableState } from '../../components/data-table';
 import { api, apiGet, apiPost } from '../../lib/api-client';
 import { toast } from '../../lib/toast';
-import { useConfirm } from '../admin/confirm-dialog';
 import { FormDialog, type FormValues } from '../admin/form-dialog';
 import { PageHeader } from '../admin/page-header';
 import { SearchField } from '../admin/search-field';

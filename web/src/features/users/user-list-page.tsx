@@ -22,9 +22,9 @@ import {
 } from '@switchyard/domain';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useConfirm } from '../../components/confirm-dialog';
 import { type DataColumn, DataTable, useTableQuery, useTableState } from '../../components/data-table';
 import { api, apiPost } from '../../lib/api-client';
-import { useConfirm } from '../admin/confirm-dialog';
 import { PageHeader } from '../admin/page-header';
 import { SearchField } from '../admin/search-field';
 import { useAdminAction } from '../admin/use-admin-action';
