@@ -52,6 +52,8 @@ export interface ProviderDef {
   selectable: boolean;
   supportsBalance: boolean;
   supportsModelList: boolean;
+  /** Serves OpenAI's Responses API itself, so `/v1/responses` passes through untranslated. */
+  nativeResponses?: boolean;
   fields: ProviderField[];
   icon: string;
 }
@@ -120,6 +122,7 @@ function row(r: Row): ProviderDef {
   };
   if (r.otherLabelKey !== undefined) def.otherLabelKey = r.otherLabelKey;
   if (r.otherDefault !== undefined) def.otherDefault = r.otherDefault;
+  if (r.nativeResponses) def.nativeResponses = true;
   return def;
 }
 
@@ -145,6 +148,7 @@ export const providers: readonly ProviderDef[] = [
     keyHint: 'sk-...',
     supportsBalance: true,
     supportsModelList: true,
+    nativeResponses: true,
   }),
   row({
     id: 3,

@@ -3,13 +3,14 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { bearerKeyFromHeaders } from '../auth/api-keys.js';
 import type { OpenAiEndpoint } from '../providers/openai/request.js';
 import type { Services } from '../services.js';
-import { relayOpenAi, sendRelayError } from './openai-relay.js';
+import { countAnthropicTokens, relayChat } from './chat-relay.js';
+import { errorBodyFor, type InboundDialect } from './dialect-errors.js';
+import { relayOpenAi } from './openai-relay.js';
 import { RelayError, relayErrors } from './relay-error.js';
 import type { RelayCaller } from './token-auth.js';
 
-/** OpenAI endpoints relayed through the full pipeline (JSON bodies, or streamed uploads). */
+/** OpenAI's non-chat endpoints, relayed through the full pipeline (JSON bodies, or streamed uploads). */
 const JSON_ENDPOINTS: readonly OpenAiEndpoint[] = [
-  'chat/completions',
   'completions',
   'embeddings',
   'moderations',
@@ -76,9 +77,38 @@ async function usage(s: Services, req: FastifyRequest) {
   return { object: 'list', total_usage: Math.round(amount * 100 * 100) / 100 };
 }
 
+/** The dialect a relay route answers errors in (route config), OpenAI's by default. */
+function dialectOf(req: FastifyRequest): InboundDialect {
+  const config = req.routeOptions?.config as { dialect?: InboundDialect } | undefined;
+  return config?.dialect ?? 'openai';
+}
+
+function sendRelayError(reply: FastifyReply, err: RelayError) {
+  return reply.status(err.status).send(errorBodyFor(dialectOf(reply.request), err, String(reply.request.id)));
+}
+
+/** `gemini-2.5-flash:streamGenerateContent` -> model and action. */
+function geminiTarget(modelAction: string): { model: string; stream: boolean } {
+  const colon = modelAction.lastIndexOf(':');
+  const action = colon === -1 ? '' : modelAction.slice(colon + 1);
+  if (action !== 'generateContent' && action !== 'streamGenerateContent') {
+    throw new RelayError(
+      404,
+      'invalid_request_error',
+      'not_found',
+      'Only models/{model}:generateContent and :streamGenerateContent are served',
+    );
+  }
+  return {
+    model: decodeURIComponent(modelAction.slice(0, colon)).replace(/^models\//, ''),
+    stream: action === 'streamGenerateContent',
+  };
+}
+
 /**
- * The relay API (/v1 and the billing views) in its own plugin: request bodies stay raw bytes so
- * they can pass through unchanged, and every error answers in OpenAI's shape.
+ * The relay API (/v1, the Anthropic and Gemini native paths, the billing views) in its own
+ * plugin: request bodies stay raw bytes so they can pass through unchanged, and every error
+ * answers in the shape of the API the route belongs to.
  */
 export async function registerRelayRoutes(app: FastifyInstance, s: Services): Promise<void> {
   await app.register(async (relay) => {
@@ -126,6 +156,28 @@ export async function registerRelayRoutes(app: FastifyInstance, s: Services): Pr
         new RelayError(500, 'server_error', 'internal_error', 'Internal server error'),
       );
     });
+
+    relay.post('/v1/chat/completions', (req, reply) => relayChat(s, 'openai', req, reply));
+    relay.post('/v1/responses', { config: { dialect: 'responses' } }, (req, reply) =>
+      relayChat(s, 'responses', req, reply),
+    );
+    for (const prefix of ['', '/claude']) {
+      relay.post(`${prefix}/v1/messages`, { config: { dialect: 'anthropic' } }, (req, reply) =>
+        relayChat(s, 'anthropic', req, reply),
+      );
+      relay.post(`${prefix}/v1/messages/count_tokens`, { config: { dialect: 'anthropic' } }, (req) =>
+        countAnthropicTokens(s, req),
+      );
+    }
+    const gemini = (
+      req: FastifyRequest<{ Params: { '*': string }; Querystring: { alt?: string } }>,
+      reply: FastifyReply,
+    ) => {
+      const target = geminiTarget(req.params['*']);
+      return relayChat(s, 'gemini', req, reply, { ...target, sse: req.query.alt === 'sse' });
+    };
+    relay.post('/gemini/:version/models/*', { config: { dialect: 'gemini' } }, gemini);
+    relay.post('/v1beta/models/*', { config: { dialect: 'gemini' } }, gemini);
 
     for (const endpoint of JSON_ENDPOINTS) {
       relay.post(`/v1/${endpoint}`, (req: FastifyRequest, reply: FastifyReply) =>
