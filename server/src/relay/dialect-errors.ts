@@ -14,10 +14,8 @@ export type InboundDialect = 'openai' | 'anthropic' | 'gemini' | 'responses';
 export function errorBodyFor(dialect: InboundDialect, err: RelayError, requestId: string): unknown {
   switch (dialect) {
     case 'anthropic':
-      return {
-        ...anthropicErrorBody({ status: err.status, message: err.message, type: err.type }),
-        request_id: requestId,
-      };
+      // Anthropic's error types follow the status one to one; SDKs pick their error class by both.
+      return { ...anthropicErrorBody({ status: err.status, message: err.message }), request_id: requestId };
     case 'gemini':
       return geminiErrorBody({ status: err.status, message: `${err.message} (request id: ${requestId})` });
     default:
