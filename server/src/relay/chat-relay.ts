@@ -4,6 +4,7 @@ import { type BearerKey, bearerKeyFromHeaders, parseBearerKey } from '../auth/ap
 import {
   ChannelConfigError,
   channelSupportsIncludeUsage,
+  type OpenAiChannel,
   UnsupportedEndpointError,
 } from '../providers/openai/request.js';
 import { countChatRequest } from '../providers/token-counter.js';
@@ -249,6 +250,35 @@ function servesResponses(channelType: number): boolean {
   return providerById(channelType)?.nativeResponses === true;
 }
 
+/**
+ * An OpenAI chat body (the pivot) as a body of the channel's dialect for `model`. The Claude
+ * options supply max_tokens when the client set none and the thinking budget share.
+ */
+export function translateChatRequest(
+  s: Services,
+  target: ChatDialect,
+  pivot: Json,
+  model: string,
+  channel: OpenAiChannel,
+): Json {
+  if (target === 'anthropic') {
+    const o = s.options.current;
+    return translating(
+      () =>
+        openAiToAnthropicRequest(pivot, {
+          model,
+          defaultMaxTokens: o.ClaudeDefaultMaxTokens,
+          thinkingShare: o.ClaudeBudgetTokensPercentage,
+        }) as unknown as Json,
+    );
+  }
+  if (target === 'gemini')
+    return translating(() => openAiToGeminiRequest(pivot, { model }) as unknown as Json);
+  const body: Json = { ...pivot, model };
+  if (!channelSupportsIncludeUsage(channel)) delete body.stream_options;
+  return body;
+}
+
 function prepare(
   s: Services,
   inb: Inbound,
@@ -279,24 +309,7 @@ function prepare(
       };
     }
     const passthrough = inb.dialect === target;
-    let body: Json;
-    if (passthrough) body = inb.value;
-    else if (target === 'anthropic') {
-      const o = s.options.current;
-      body = translating(
-        () =>
-          openAiToAnthropicRequest(inb.pivot, {
-            model,
-            defaultMaxTokens: o.ClaudeDefaultMaxTokens,
-            thinkingShare: o.ClaudeBudgetTokensPercentage,
-          }) as unknown as Json,
-      );
-    } else if (target === 'gemini') {
-      body = translating(() => openAiToGeminiRequest(inb.pivot, { model }) as unknown as Json);
-    } else {
-      body = { ...inb.pivot, model };
-      if (!channelSupportsIncludeUsage(channel)) delete body.stream_options;
-    }
+    const body = passthrough ? inb.value : translateChatRequest(s, target, inb.pivot, model, channel);
     const request = transport.build({
       channel,
       upstreamModel: model,

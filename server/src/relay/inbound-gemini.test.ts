@@ -110,7 +110,10 @@ describe('Gemini inbound', () => {
   });
 
   it('streams as one JSON array without alt=sse, with the key in ?key=', async () => {
-    rig.anthropic.setScenario({ kind: 'ok', content: 'one two three', inputTokens: 5, outputTokens: 3 }, { times: 1 });
+    rig.anthropic.setScenario(
+      { kind: 'ok', content: 'one two three', inputTokens: 5, outputTokens: 3 },
+      { times: 1 },
+    );
     const res = await post(`/v1beta/models/${MODELS.anthropic}:streamGenerateContent?key=${rig.userKey}`, {
       contents: [{ role: 'user', parts: [{ text: 'count' }] }],
     });
@@ -127,7 +130,10 @@ describe('Gemini inbound', () => {
   });
 
   it('answers generateContent from an Anthropic channel with the key in Authorization', async () => {
-    rig.anthropic.setScenario({ kind: 'ok', content: 'Paris.', inputTokens: 9, outputTokens: 2 }, { times: 1 });
+    rig.anthropic.setScenario(
+      { kind: 'ok', content: 'Paris.', inputTokens: 9, outputTokens: 2 },
+      { times: 1 },
+    );
     const res = await post(
       `/gemini/v1/models/${MODELS.anthropic}:generateContent`,
       { contents: [{ role: 'user', parts: [{ text: 'Capital of France?' }] }] },
@@ -147,8 +153,12 @@ describe('Gemini inbound', () => {
   });
 
   it('passes a Gemini request to a Gemini channel byte for byte, model taken from the URL', async () => {
-    rig.gemini.setScenario({ kind: 'ok', content: 'Hi!', promptTokens: 4, candidatesTokens: 2 }, { times: 1 });
-    const raw = '{ "contents" : [ {"role":"user","parts":[{"text":"hé  \\u00e9"}]} ],\n "generationConfig":{"temperature":0.5} }';
+    rig.gemini.setScenario(
+      { kind: 'ok', content: 'Hi!', promptTokens: 4, candidatesTokens: 2 },
+      { times: 1 },
+    );
+    const raw =
+      '{ "contents" : [ {"role":"user","parts":[{"text":"hé  \\u00e9"}]} ],\n "generationConfig":{"temperature":0.5} }';
     const res = await post(`/gemini/v1beta/models/${MODELS.gemini}:streamGenerateContent?alt=sse`, raw, {
       'x-goog-api-key': rig.userKey,
     });
@@ -172,12 +182,16 @@ describe('Gemini inbound', () => {
     expect(missing.status).toBe(401);
     expect(await missing.json()).toMatchObject({ error: { code: 401, status: 'UNAUTHENTICATED' } });
 
-    const action = await post(`/v1beta/models/${MODELS.gemini}:embedContent`, body, { 'x-goog-api-key': rig.userKey });
+    const action = await post(`/v1beta/models/${MODELS.gemini}:embedContent`, body, {
+      'x-goog-api-key': rig.userKey,
+    });
     expect(action.status).toBe(404);
     expect(await action.json()).toMatchObject({ error: { code: 404, status: 'NOT_FOUND' } });
 
     await rig.t.s.options.update({ GeminiAPIEnabled: 'false' });
-    const off = await post(`/v1beta/models/${MODELS.gemini}:generateContent`, body, { 'x-goog-api-key': rig.userKey });
+    const off = await post(`/v1beta/models/${MODELS.gemini}:generateContent`, body, {
+      'x-goog-api-key': rig.userKey,
+    });
     await rig.t.s.options.update({ GeminiAPIEnabled: 'true' });
     expect(off.status).toBe(403);
     expect(await off.json()).toMatchObject({ error: { status: 'PERMISSION_DENIED' } });

@@ -99,7 +99,10 @@ describe('Responses API inbound', () => {
     // 2 x 100 - 40 + 4 x 20 + 4 x 8 = 272
     expect(before - (await rig.quota())).toBe(272);
 
-    rig.chatOnly.setScenario({ kind: 'ok', content: 'Sunny in Paris.', chunks: 3, usage: 'always' }, { times: 1 });
+    rig.chatOnly.setScenario(
+      { kind: 'ok', content: 'Sunny in Paris.', chunks: 3, usage: 'always' },
+      { times: 1 },
+    );
     const input: ResponseInputItem[] = [
       { role: 'user', content: 'Weather in Paris?' },
       { type: 'function_call', call_id: call.call_id, name: call.name, arguments: call.arguments },
@@ -124,7 +127,11 @@ describe('Responses API inbound', () => {
         role: 'assistant',
         content: null,
         tool_calls: [
-          { id: call.call_id, type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
+          {
+            id: call.call_id,
+            type: 'function',
+            function: { name: 'get_weather', arguments: '{"city":"Paris"}' },
+          },
         ],
       },
       { role: 'tool', tool_call_id: call.call_id, content: '18 C' },
@@ -132,8 +139,14 @@ describe('Responses API inbound', () => {
   });
 
   it('answers a whole Response and refuses state it cannot keep', async () => {
-    rig.chatOnly.setScenario({ kind: 'ok', content: 'Bonjour.', promptTokens: 6, completionTokens: 2 }, { times: 1 });
-    const response = await client().responses.create({ model: MODELS.chatOnly, input: 'Say hello in French' });
+    rig.chatOnly.setScenario(
+      { kind: 'ok', content: 'Bonjour.', promptTokens: 6, completionTokens: 2 },
+      { times: 1 },
+    );
+    const response = await client().responses.create({
+      model: MODELS.chatOnly,
+      input: 'Say hello in French',
+    });
     expect(response.object).toBe('response');
     expect(response.status).toBe('completed');
     expect(response.output_text).toBe('Bonjour.');
