@@ -73,21 +73,27 @@ export async function testChannel(
   try {
     if (req.endpoint === 'chat/completions' && entry?.chat) {
       const target = entry.chat.dialect(mapped);
-      upstream = entry.chat.build({
-        channel: access,
-        upstreamModel: mapped,
-        body: { kind: 'object', value: translateChatRequest(s, target, req.body, mapped, access) },
-        stream: false,
-        clientHeaders: {},
-      });
+      upstream = await entry.chat.build(
+        {
+          channel: access,
+          upstreamModel: mapped,
+          body: { kind: 'object', value: translateChatRequest(s, target, req.body, mapped, access) },
+          stream: false,
+          clientHeaders: {},
+        },
+        s,
+      );
     } else if (req.endpoint !== 'chat/completions' && entry?.openAi) {
       const raw = Buffer.from(JSON.stringify(req.body));
-      upstream = entry.openAi({
-        channel: access,
-        endpoint: req.endpoint,
-        upstreamModel: mapped,
-        body: { kind: 'json', raw, value: req.body },
-      });
+      upstream = await entry.openAi(
+        {
+          channel: access,
+          endpoint: req.endpoint,
+          upstreamModel: mapped,
+          body: { kind: 'json', raw, value: req.body },
+        },
+        s,
+      );
     } else {
       throw new UntestableModelError(
         `Channels of type ${channel.type} (${protocolOf(channel.type)}) cannot be tested with ${req.endpoint}`,

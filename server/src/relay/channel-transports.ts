@@ -41,10 +41,22 @@ export interface ChatBuildInput {
   clientHeaders: Readonly<Record<string, string | undefined>>;
 }
 
+/**
+ * Turns an upstream stream framing that is not SSE (Bedrock's binary event stream) into the SSE of
+ * the transport's dialect, before any meter or translator reads it.
+ */
+export interface StreamReframer {
+  write(chunk: Buffer): Buffer;
+  end(): Buffer;
+}
+
 export interface ChatTransport {
   /** The dialect its chat bodies, replies and streams are written in, for this upstream model. */
   dialect(upstreamModel: string): ChatDialect;
-  build(input: ChatBuildInput): UpstreamRequest;
+  /** May be async (a transport that first fetches a short-lived access token, for instance). */
+  build(input: ChatBuildInput, s: Services): UpstreamRequest | Promise<UpstreamRequest>;
+  /** For upstreams whose stream is not SSE in the dialect's own framing. */
+  reframe?(): StreamReframer;
   parseError(status: number, raw: Buffer, contentType: string): UpstreamError;
   jsonUsage(raw: Buffer): Usage | null;
   jsonText(raw: Buffer): string;
@@ -54,7 +66,7 @@ export interface ChannelTransport {
   /** Chat-shaped requests (any inbound dialect is translated to `dialect`). */
   chat?: ChatTransport;
   /** OpenAI's other endpoints (embeddings, images, audio, ...), sent as the client wrote them. */
-  openAi?: (input: OpenAiRequestInput) => UpstreamRequest;
+  openAi?: (input: OpenAiRequestInput, s: Services) => UpstreamRequest | Promise<UpstreamRequest>;
 }
 
 function jsonBody(body: ChatBody): { kind: 'json'; raw: Buffer; value: Record<string, unknown> } {

@@ -49,7 +49,13 @@ import {
   relayJsonReply,
   runRelay,
 } from './relay-pipeline.js';
-import { clientWantsUsage, GeminiArrayFraming, passthroughFor, translatedStream } from './reply-streams.js';
+import {
+  clientWantsUsage,
+  GeminiArrayFraming,
+  passthroughFor,
+  reframed,
+  translatedStream,
+} from './reply-streams.js';
 
 type Json = Record<string, unknown>;
 
@@ -204,6 +210,7 @@ interface Inbound {
 
 function streamFor(
   inb: Inbound,
+  transport: ChatTransport,
   target: ChatDialect,
   passthrough: boolean,
   promptTokens: number,
@@ -219,6 +226,7 @@ function streamFor(
     if (!chain[0]) throw new Error('a translated stream needs a translator');
     stream = translatedStream(chain[0], chain[1]);
   }
+  if (transport.reframe) stream = reframed(stream, transport.reframe());
   return inb.dialect === 'gemini' && !inb.route.sse ? new GeminiArrayFraming(stream) : stream;
 }
 
@@ -233,7 +241,7 @@ function relayReply(
     const framedAsArray = inb.dialect === 'gemini' && !inb.route.sse;
     return relayEventStream(
       ctx,
-      streamFor(inb, target, passthrough, ctx.promptTokens),
+      streamFor(inb, transport, target, passthrough, ctx.promptTokens),
       framedAsArray ? 'application/json; charset=utf-8' : undefined,
     );
   }
@@ -279,12 +287,12 @@ export function translateChatRequest(
   return body;
 }
 
-function prepare(
+async function prepare(
   s: Services,
   inb: Inbound,
   selection: ReplyContext['selection'],
   channel: Parameters<RelayCall['prepare']>[1],
-): Exchange {
+): Promise<Exchange> {
   const entry = transportFor(channel.type);
   const transport = entry?.chat;
   if (!entry || !transport) {
@@ -296,12 +304,15 @@ function prepare(
   const target = transport.dialect(model);
   try {
     if (inb.dialect === 'responses' && target === 'openai' && entry.openAi && servesResponses(channel.type)) {
-      const request = entry.openAi({
-        channel,
-        endpoint: 'responses',
-        upstreamModel: model,
-        body: { kind: 'json', raw: inb.raw, value: inb.value },
-      });
+      const request = await entry.openAi(
+        {
+          channel,
+          endpoint: 'responses',
+          upstreamModel: model,
+          body: { kind: 'json', raw: inb.raw, value: inb.value },
+        },
+        s,
+      );
       return {
         request,
         parseError: transport.parseError,
@@ -310,13 +321,18 @@ function prepare(
     }
     const passthrough = inb.dialect === target;
     const body = passthrough ? inb.value : translateChatRequest(s, target, inb.pivot, model, channel);
-    const request = transport.build({
-      channel,
-      upstreamModel: model,
-      body: passthrough ? { kind: 'json', raw: inb.raw, value: inb.value } : { kind: 'object', value: body },
-      stream: inb.stream,
-      clientHeaders: passthrough ? inb.clientHeaders : {},
-    });
+    const request = await transport.build(
+      {
+        channel,
+        upstreamModel: model,
+        body: passthrough
+          ? { kind: 'json', raw: inb.raw, value: inb.value }
+          : { kind: 'object', value: body },
+        stream: inb.stream,
+        clientHeaders: passthrough ? inb.clientHeaders : {},
+      },
+      s,
+    );
     return {
       request,
       parseError: transport.parseError,

@@ -180,7 +180,7 @@ export async function relayOpenAi(
       isStream: stream,
       estimateOutput: endpoint !== 'audio/speech',
       countPrompt: () => countPrompt(s, endpoint, model, fields),
-      prepare(selection, channel): Exchange {
+      async prepare(selection, channel): Promise<Exchange> {
         const build = transportFor(channel.type)?.openAi;
         if (!build) {
           throw new ChannelUnusable(
@@ -189,20 +189,23 @@ export async function relayOpenAi(
         }
         let request: UpstreamRequest;
         try {
-          request = build({
-            channel,
-            endpoint,
-            upstreamModel: selection.upstreamModel,
-            body:
-              inbound.kind === 'json'
-                ? { kind: 'json', raw: inbound.raw, value: inbound.value }
-                : {
-                    kind: 'multipart',
-                    contentType: inbound.contentType,
-                    body: inbound.body,
-                    model: inbound.model,
-                  },
-          });
+          request = await build(
+            {
+              channel,
+              endpoint,
+              upstreamModel: selection.upstreamModel,
+              body:
+                inbound.kind === 'json'
+                  ? { kind: 'json', raw: inbound.raw, value: inbound.value }
+                  : {
+                      kind: 'multipart',
+                      contentType: inbound.contentType,
+                      body: inbound.body,
+                      model: inbound.model,
+                    },
+            },
+            s,
+          );
         } catch (err) {
           throw err instanceof UnsupportedEndpointError || err instanceof ChannelConfigError
             ? new ChannelUnusable(err.message)

@@ -44,7 +44,7 @@ export interface RelayCall {
   /** The reply's output is counted locally when the upstream reports none (not for speech). */
   estimateOutput: boolean;
   /** Plans the exchange with one channel; throws ChannelUnusable when the channel cannot serve it. */
-  prepare(selection: Selection, channel: ReturnType<typeof channelAccess>): Exchange;
+  prepare(selection: Selection, channel: ReturnType<typeof channelAccess>): Exchange | Promise<Exchange>;
 }
 
 /** The request for one channel and how to read what it answers. */
@@ -363,7 +363,7 @@ async function sendWithRetries(
     const attemptStarted = s.clock.nowMs();
     let exchange: Exchange | undefined;
     const failure = await (async () => {
-      exchange = call.prepare(selection, channelAccess(s, selection.channel));
+      exchange = await call.prepare(selection, channelAccess(s, selection.channel));
       const req = exchange.request;
       return r.upstream.request({
         origin: req.origin,

@@ -4,6 +4,7 @@ import { GeminiStreamMeter } from '../providers/gemini/stream-meter.js';
 import { OpenAiStreamMeter } from '../providers/openai/stream-meter.js';
 import { type SseEvent, SseReader } from '../providers/translate/sse-framing.js';
 import type { StreamTranslator } from '../providers/translate/stream-translator.js';
+import type { StreamReframer } from './channel-transports.js';
 import { brokenStreamEvent, type InboundDialect } from './dialect-errors.js';
 import type { ReplyStream } from './relay-pipeline.js';
 
@@ -173,4 +174,28 @@ export function passthroughFor(dialect: InboundDialect, body: Record<string, unk
     default:
       return openAiPassthrough(clientWantsUsage(body));
   }
+}
+
+/** A reply stream read through a transport's reframer (its upstream framing is not SSE). */
+export function reframed(inner: ReplyStream, reframer: StreamReframer): ReplyStream {
+  return {
+    write: (chunk) => {
+      const sse = reframer.write(chunk);
+      return sse.length ? inner.write(sse) : EMPTY;
+    },
+    end(fallback) {
+      const sse = reframer.end();
+      const a = sse.length ? inner.write(sse) : EMPTY;
+      const b = inner.end(fallback);
+      return a.length && b.length ? Buffer.concat([a, b]) : a.length ? a : b;
+    },
+    brokenEvent: () => inner.brokenEvent(),
+    get wantsFallbackUsage() {
+      return inner.wantsFallbackUsage;
+    },
+    get usage() {
+      return inner.usage;
+    },
+    completionText: () => inner.completionText(),
+  };
 }
