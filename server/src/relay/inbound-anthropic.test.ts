@@ -1,8 +1,9 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { fakeAnthropicErrors } from '../test/fake-anthropic.js';
 import { fakeErrors } from '../test/fake-upstream.js';
 import { MODELS, type ProtocolRig, resetRig, startProtocolRig } from '../test/protocol-fixtures.js';
-import { settled } from '../test/relay-fixtures.js';
+import { createChannel, settled } from '../test/relay-fixtures.js';
 
 // The official Anthropic SDK pointed at the gateway: Messages through an OpenAI channel
 // (translated both ways) and through an Anthropic channel (passed through), with tools, thinking,
@@ -297,6 +298,55 @@ describe('Anthropic Messages inbound', () => {
     expect(text).not.toContain('message_stop');
     await settled(rig.t);
     expect(JSON.parse((await rig.lastLog())!.metadata)).toMatchObject({ upstream_failed_midway: true });
+  });
+
+  it('retries a failed Anthropic channel on an OpenAI channel for the same model, translating there', async () => {
+    const model = 'claude-with-fallback';
+    const price = await rig.t.call({
+      method: 'POST',
+      url: '/api/prices/single',
+      headers: { cookie: rig.rootCookie },
+      payload: { model, type: 'tokens', channel_type: 14, input: 1, output: 1 },
+    });
+    expect(price.statusCode, price.body).toBe(200);
+    const [primary] = await createChannel(rig.t, rig.rootCookie, {
+      type: 14,
+      name: 'claude-primary',
+      key: 'sk-ant-upstream',
+      base_url: rig.anthropic.url,
+      models: [model],
+      priority: 10,
+    });
+    const [fallback] = await createChannel(rig.t, rig.rootCookie, {
+      type: 1,
+      name: 'openai-fallback',
+      key: 'sk-openai-upstream',
+      base_url: rig.openai.url,
+      models: [model],
+      priority: 0,
+    });
+    await rig.t.s.options.update({ RetryTimes: '1' });
+    rig.anthropic.setScenario(fakeAnthropicErrors.overloaded(), { times: 1 });
+    rig.openai.setScenario({ kind: 'ok', content: 'From the fallback.' }, { times: 1 });
+    const message = await client()
+      .messages.stream({ model, max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] })
+      .finalMessage();
+    expect(message.content[0]).toMatchObject({ type: 'text', text: 'From the fallback.' });
+    // The Anthropic channel saw the client's own body, the OpenAI one a translated chat body.
+    expect(rig.anthropic.requests[0]?.body.toString('utf8')).toBe(sent[0]);
+    expect(rig.openai.requests[0]?.json).toMatchObject({
+      model,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    await settled(rig.t);
+    const log = await rig.t.s.database.db
+      .selectFrom('logs')
+      .select('channel_id')
+      .where('user_id', '=', rig.userId)
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow();
+    expect(log.channel_id).toBe(fallback);
+    expect(primary).not.toBe(fallback);
   });
 
   it('counts tokens without calling an upstream or billing', async () => {

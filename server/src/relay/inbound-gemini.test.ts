@@ -25,6 +25,10 @@ function partsOf(events: Json[]): Json[] {
   );
 }
 
+/** A 1x1 PNG. */
+const PIXEL =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+
 const weatherTool = {
   functionDeclarations: [
     {
@@ -129,14 +133,21 @@ describe('Gemini inbound', () => {
     expect(array.at(-1)?.usageMetadata).toMatchObject({ promptTokenCount: 5, candidatesTokenCount: 3 });
   });
 
-  it('answers generateContent from an Anthropic channel with the key in Authorization', async () => {
+  it('answers generateContent with an image from an Anthropic channel, key in Authorization', async () => {
     rig.anthropic.setScenario(
       { kind: 'ok', content: 'Paris.', inputTokens: 9, outputTokens: 2 },
       { times: 1 },
     );
     const res = await post(
       `/gemini/v1/models/${MODELS.anthropic}:generateContent`,
-      { contents: [{ role: 'user', parts: [{ text: 'Capital of France?' }] }] },
+      {
+        contents: [
+          {
+            role: 'user',
+            parts: [{ text: 'Capital of France?' }, { inline_data: { mime_type: 'image/png', data: PIXEL } }],
+          },
+        ],
+      },
       { authorization: `Bearer ${rig.userKey}` },
     );
     expect(res.status).toBe(200);
@@ -148,7 +159,15 @@ describe('Gemini inbound', () => {
     });
     expect(rig.anthropic.requests[0]?.json).toMatchObject({
       model: MODELS.anthropic,
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'Capital of France?' }] }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Capital of France?' },
+            { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PIXEL } },
+          ],
+        },
+      ],
     });
   });
 
