@@ -197,4 +197,20 @@ describe('passthrough keeps bytes', () => {
     // 30 x 2 - 10 x 2 x 0.9 + 6 x 4 + 2 x 4 = 60 - 18 + 24 + 8 = 74
     expect(await billed()).toMatchObject({ quota: 74, prompt_tokens: 30, completion_tokens: 6 });
   });
+
+  it('answers 502 and charges nothing when a reply cannot be translated', async () => {
+    const quota = async () => (await t.s.repos.users.byId(userId))!.quota;
+    await settled(t);
+    const before = await quota();
+    // Not streaming, but this upstream answers SSE: no Message to translate into a chat.completion.
+    const res = await fetch(`${gateway()}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'claude-pass', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(res.status).toBe(502);
+    expect(await res.json()).toMatchObject({ error: { code: 'upstream_bad_reply' } });
+    await settled(t);
+    expect(await quota()).toBe(before);
+  });
 });

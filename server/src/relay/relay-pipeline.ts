@@ -310,15 +310,24 @@ export async function runRelay(
   }
 
   // From here the reply belongs to the client; settlement follows whatever happens to it.
-  const outcome = await attempt.exchange.relay({
-    s,
-    response: attempt.response,
-    startedMs: attempt.startedMs,
-    reply,
-    log: req.log,
-    promptTokens,
-    selection: attempt.selection,
-  });
+  let outcome: RelayOutcome;
+  try {
+    outcome = await attempt.exchange.relay({
+      s,
+      response: attempt.response,
+      startedMs: attempt.startedMs,
+      reply,
+      log: req.log,
+      promptTokens,
+      selection: attempt.selection,
+    });
+  } catch (err) {
+    // A reply that could not be relayed at all (an upstream body no translator can read) is not
+    // charged: the reserve goes back, and the error handler answers if nothing was sent yet.
+    attempt.response.body.destroy();
+    await r.ledger.release(reservation);
+    throw err;
+  }
   settle(s, {
     caller,
     reservation,
