@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MODELS, type ProtocolRig, resetRig, startProtocolRig } from '../test/protocol-fixtures.js';
-import { settled } from '../test/relay-fixtures.js';
+import { createChannel, settled } from '../test/relay-fixtures.js';
 
 // Gemini's REST API on the gateway (`/gemini/{version}/models/{model}:{action}` and
 // `/v1beta/models/...`), as a Gemini client calls it: keys in x-goog-api-key, ?key= or
@@ -215,5 +215,55 @@ describe('Gemini inbound', () => {
     expect(off.status).toBe(403);
     expect(await off.json()).toMatchObject({ error: { status: 'PERMISSION_DENIED' } });
     expect(rig.gemini.requests).toHaveLength(0);
+  });
+
+  it('applies model mapping in the URL of a Gemini channel and in the body of an Anthropic one', async () => {
+    for (const model of ['gemini-alias', 'claude-alias']) {
+      const res = await rig.t.call({
+        method: 'POST',
+        url: '/api/prices/single',
+        headers: { cookie: rig.rootCookie },
+        payload: { model, type: 'tokens', channel_type: 1, input: 1, output: 1 },
+      });
+      expect(res.statusCode, res.body).toBe(200);
+    }
+    await createChannel(rig.t, rig.rootCookie, {
+      type: 25,
+      name: 'gemini-mapped',
+      key: 'AIza-gemini-upstream',
+      base_url: rig.gemini.url,
+      models: ['gemini-alias'],
+      model_mapping: '{"gemini-alias": "gemini-2.5-flash"}',
+    });
+    await createChannel(rig.t, rig.rootCookie, {
+      type: 14,
+      name: 'claude-mapped',
+      key: 'sk-ant-upstream',
+      base_url: rig.anthropic.url,
+      models: ['claude-alias'],
+      model_mapping: '{"claude-alias": "+claude-haiku-4-5"}',
+    });
+    const body = { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] };
+    const res = await post('/v1beta/models/gemini-alias:generateContent', body, {
+      'x-goog-api-key': rig.userKey,
+    });
+    expect(res.status).toBe(200);
+    expect(rig.gemini.requests[0]?.path).toBe('/v1beta/models/gemini-2.5-flash:generateContent');
+    expect(rig.gemini.requests[0]?.body.toString('utf8')).toBe(JSON.stringify(body));
+
+    const raw = '{"model":"claude-alias","max_tokens":10,"messages":[{"role":"user","content":"hi"}]}';
+    const claude = await fetch(`${rig.root}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': rig.userKey, 'content-type': 'application/json' },
+      body: raw,
+    });
+    expect(claude.status).toBe(200);
+    // Only the model member changed; the rest of the client's bytes are as sent.
+    expect(rig.anthropic.requests[0]?.body.toString('utf8')).toBe(
+      raw.replace('claude-alias', 'claude-haiku-4-5'),
+    );
+    await settled(rig.t);
+    // A `+` mapping bills the requested model.
+    expect((await rig.lastLog())?.model_name).toBe('claude-alias');
   });
 });
