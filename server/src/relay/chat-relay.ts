@@ -4,6 +4,7 @@ import { type BearerKey, bearerKeyFromHeaders, parseBearerKey } from '../auth/ap
 import {
   ChannelConfigError,
   channelSupportsIncludeUsage,
+  MAX_COMPLETION_TOKENS_CHANNEL_TYPES,
   type OpenAiChannel,
   UnsupportedEndpointError,
 } from '../providers/openai/request.js';
@@ -284,6 +285,10 @@ export function translateChatRequest(
     return translating(() => openAiToGeminiRequest(pivot, { model }) as unknown as Json);
   const body: Json = { ...pivot, model };
   if (!channelSupportsIncludeUsage(channel)) delete body.stream_options;
+  if (MAX_COMPLETION_TOKENS_CHANNEL_TYPES.has(channel.type) && body.max_tokens !== undefined) {
+    body.max_completion_tokens ??= body.max_tokens;
+    delete body.max_tokens;
+  }
   return body;
 }
 

@@ -79,7 +79,8 @@ describe('Anthropic Messages inbound', () => {
       model: MODELS.openai,
       stream: true,
       stream_options: { include_usage: true },
-      max_tokens: 512,
+      // OpenAI's reasoning models refuse max_tokens; max_completion_tokens works for all of them.
+      max_completion_tokens: 512,
       tools: [{ type: 'function', function: { name: 'get_weather' } }],
     });
     expect(rig.openai.requests[0]?.authorization).toBe('Bearer sk-openai-upstream');

@@ -99,7 +99,7 @@ describe('Gemini inbound', () => {
     expect(rig.openai.requests[0]?.json).toMatchObject({
       model: MODELS.openai,
       stream: true,
-      max_tokens: 300,
+      max_completion_tokens: 300,
       temperature: 0.2,
       messages: [
         { role: 'system', content: 'Be brief.' },

@@ -41,6 +41,13 @@ const USAGE_OPTION_ENDPOINTS: ReadonlySet<OpenAiEndpoint> = new Set(['chat/compl
  */
 export const INCLUDE_USAGE_CHANNEL_TYPES: ReadonlySet<number> = new Set([1, 3, 15, 17, 20, 28, 55]);
 
+/**
+ * Channel types that take `max_completion_tokens` for every chat model (OpenAI itself; its
+ * reasoning models refuse `max_tokens`). A body the gateway builds for them (translated from
+ * another dialect) carries the limit there; other vendors keep the older `max_tokens`.
+ */
+export const MAX_COMPLETION_TOKENS_CHANNEL_TYPES: ReadonlySet<number> = new Set([1]);
+
 /** Relay modes of the Custom channel's `plugin.customize` map (reference §7) -> endpoint. */
 const CUSTOM_PATH_MODES: Readonly<Record<string, OpenAiEndpoint>> = {
   '1': 'chat/completions',
