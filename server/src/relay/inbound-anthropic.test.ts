@@ -350,6 +350,14 @@ describe('Anthropic Messages inbound', () => {
     expect(primary).not.toBe(fallback);
   });
 
+  it('lists models in Anthropic shape', async () => {
+    const ids: string[] = [];
+    for await (const model of client().models.list()) ids.push(model.id);
+    expect(ids).toEqual(expect.arrayContaining([MODELS.anthropic, MODELS.openai, MODELS.gemini]));
+    const page = await client('/claude').models.list();
+    expect(page.data[0]).toMatchObject({ type: 'model', display_name: page.data[0]?.id });
+  });
+
   it('counts tokens without calling an upstream or billing', async () => {
     const before = await rig.quota();
     const counted = await client().messages.countTokens({

@@ -195,6 +195,23 @@ describe('Gemini inbound', () => {
     expect(rec.query.get('alt')).toBe('sse');
   });
 
+  it('lists models in Gemini shape', async () => {
+    for (const path of ['/v1beta/models', '/gemini/v1beta/models']) {
+      const res = await fetch(`${rig.root}${path}?key=${rig.userKey}`);
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as { models: { name: string; supportedGenerationMethods: string[] }[] };
+      expect(body.models).toContainEqual(
+        expect.objectContaining({
+          name: `models/${MODELS.gemini}`,
+          supportedGenerationMethods: expect.arrayContaining(['generateContent']),
+        }),
+      );
+    }
+    const denied = await fetch(`${rig.root}/v1beta/models`);
+    expect(denied.status).toBe(401);
+    expect(await denied.json()).toMatchObject({ error: { status: 'UNAUTHENTICATED' } });
+  });
+
   it('answers errors in Google shape', async () => {
     const body = { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] };
     const missing = await post(`/gemini/v1beta/models/${MODELS.gemini}:generateContent`, body);

@@ -3,7 +3,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { bearerKeyFromHeaders } from '../auth/api-keys.js';
 import type { OpenAiEndpoint } from '../providers/openai/request.js';
 import type { Services } from '../services.js';
-import { countAnthropicTokens, relayChat } from './chat-relay.js';
+import { countAnthropicTokens, inboundKey, relayChat } from './chat-relay.js';
 import { errorBodyFor, type InboundDialect } from './dialect-errors.js';
 import { relayOpenAi } from './openai-relay.js';
 import { RelayError, relayErrors } from './relay-error.js';
@@ -37,6 +37,13 @@ function visibleModels(s: Services, caller: RelayCaller): string[] {
   const all = s.relay.tables.routing.models(caller.group.symbol).filter((m) => !m.endsWith('*'));
   const allowed = caller.allowedModels;
   return (allowed ? all.filter((m) => allowed.has(m)) : all).sort();
+}
+
+/** The model list in the shape of Anthropic's `GET /v1/models`. */
+function anthropicModelList(ids: string[]) {
+  const createdAt = new Date(MODEL_CREATED * 1000).toISOString();
+  const data = ids.map((id) => ({ type: 'model', id, display_name: id, created_at: createdAt }));
+  return { data, has_more: false, first_id: ids[0] ?? null, last_id: ids.at(-1) ?? null };
 }
 
 async function callerOf(s: Services, req: FastifyRequest): Promise<RelayCaller> {
@@ -187,8 +194,29 @@ export async function registerRelayRoutes(app: FastifyInstance, s: Services): Pr
 
     relay.get('/v1/models', async (req) => {
       const caller = await callerOf(s, req);
+      // Anthropic's SDKs (Claude Code among them) always send anthropic-version.
+      if (req.headers['anthropic-version'] !== undefined) return anthropicModelList(visibleModels(s, caller));
       return { object: 'list', data: visibleModels(s, caller).map((id) => modelObject(s, id)) };
     });
+    relay.get('/claude/v1/models', { config: { dialect: 'anthropic' } }, async (req) =>
+      anthropicModelList(visibleModels(s, await callerOf(s, req))),
+    );
+    const geminiModels = async (req: FastifyRequest) => {
+      const caller = await s.relay.auth.authenticate(
+        inboundKey('gemini', req),
+        req.ip,
+        s.relay.tables.groups,
+      );
+      return {
+        models: visibleModels(s, caller).map((id) => ({
+          name: `models/${id}`,
+          displayName: id,
+          supportedGenerationMethods: ['generateContent', 'streamGenerateContent'],
+        })),
+      };
+    };
+    relay.get('/gemini/:version/models', { config: { dialect: 'gemini' } }, geminiModels);
+    relay.get('/v1beta/models', { config: { dialect: 'gemini' } }, geminiModels);
     relay.get<{ Params: { id: string } }>('/v1/models/:id', async (req) => {
       const caller = await callerOf(s, req);
       const id = req.params.id;
