@@ -397,17 +397,38 @@ export async function relayChat(
 }
 
 /**
- * Anthropic's `POST /v1/messages/count_tokens`: the prompt counted by the gateway's tokenizer for
- * the model. Nothing is sent upstream and nothing is billed, but the key and its model allow-list
- * are checked as for a real call.
+ * Counts a prompt for a count-tokens endpoint: the key and the model allow-list are checked as for
+ * a real call (before the body is read), then nothing is sent upstream and nothing is billed.
  */
-export async function countAnthropicTokens(s: Services, req: FastifyRequest) {
-  checkEnabled(s, 'anthropic');
-  const caller = await s.relay.auth.authenticate(inboundKey('anthropic', req), req.ip, s.relay.tables.groups);
-  const { value } = parseJsonBody(req.body);
-  const model = modelOf('anthropic', value, {});
+async function countPromptOnly(
+  s: Services,
+  dialect: InboundDialect,
+  req: FastifyRequest,
+  read: () => { value: Json; model: string },
+): Promise<number> {
+  checkEnabled(s, dialect);
+  const caller = await s.relay.auth.authenticate(inboundKey(dialect, req), req.ip, s.relay.tables.groups);
+  const { value, model } = read();
   if (caller.allowedModels && !caller.allowedModels.has(model)) throw relayErrors.modelNotAllowed(model);
-  const pivot = toPivot('anthropic', { ...value, max_tokens: 1 }, model, false);
-  const tok = await s.relay.counter.tokenizer(model);
-  return { input_tokens: countChatRequest(tok, pivot) };
+  const pivot = toPivot(dialect, value, model, false);
+  return countChatRequest(await s.relay.counter.tokenizer(model), pivot);
+}
+
+/** Anthropic's `POST /v1/messages/count_tokens`, counted by the gateway's tokenizer for the model. */
+export async function countAnthropicTokens(s: Services, req: FastifyRequest) {
+  const inputTokens = await countPromptOnly(s, 'anthropic', req, () => {
+    const { value } = parseJsonBody(req.body);
+    return { value, model: modelOf('anthropic', value, {}) };
+  });
+  return { input_tokens: inputTokens };
+}
+
+/** Gemini's `models/{model}:countTokens` (its `generateContentRequest` wrapper understood too). */
+export async function countGeminiTokens(s: Services, req: FastifyRequest, model: string) {
+  const totalTokens = await countPromptOnly(s, 'gemini', req, () => {
+    const { value } = parseJsonBody(req.body);
+    const wrapped = value.generateContentRequest ?? value.generate_content_request;
+    return { value: typeof wrapped === 'object' && wrapped !== null ? (wrapped as Json) : value, model };
+  });
+  return { totalTokens };
 }

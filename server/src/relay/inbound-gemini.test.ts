@@ -195,6 +195,25 @@ describe('Gemini inbound', () => {
     expect(rec.query.get('alt')).toBe('sse');
   });
 
+  it('counts tokens locally, without an upstream call or a charge', async () => {
+    const before = await rig.quota();
+    const body = { contents: [{ role: 'user', parts: [{ text: 'How many tokens is this sentence?' }] }] };
+    const res = await post(`/v1beta/models/${MODELS.gemini}:countTokens`, body, {
+      'x-goog-api-key': rig.userKey,
+    });
+    expect(res.status).toBe(200);
+    const counted = (await res.json()) as { totalTokens: number };
+    expect(counted.totalTokens).toBeGreaterThan(5);
+    const wrapped = await post(
+      `/gemini/v1beta/models/${MODELS.gemini}:countTokens`,
+      { generateContentRequest: { model: `models/${MODELS.gemini}`, ...body } },
+      { 'x-goog-api-key': rig.userKey },
+    );
+    expect(await wrapped.json()).toEqual(counted);
+    expect(rig.gemini.requests).toHaveLength(0);
+    expect(await rig.quota()).toBe(before);
+  });
+
   it('lists models in Gemini shape', async () => {
     for (const path of ['/v1beta/models', '/gemini/v1beta/models']) {
       const res = await fetch(`${rig.root}${path}?key=${rig.userKey}`);

@@ -3,7 +3,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { bearerKeyFromHeaders } from '../auth/api-keys.js';
 import type { OpenAiEndpoint } from '../providers/openai/request.js';
 import type { Services } from '../services.js';
-import { countAnthropicTokens, inboundKey, relayChat } from './chat-relay.js';
+import { countAnthropicTokens, countGeminiTokens, inboundKey, relayChat } from './chat-relay.js';
 import { errorBodyFor, type InboundDialect } from './dialect-errors.js';
 import { relayOpenAi } from './openai-relay.js';
 import { RelayError, relayErrors } from './relay-error.js';
@@ -95,21 +95,18 @@ function sendRelayError(reply: FastifyReply, err: RelayError) {
 }
 
 /** `gemini-2.5-flash:streamGenerateContent` -> model and action. */
-function geminiTarget(modelAction: string): { model: string; stream: boolean } {
+function geminiTarget(modelAction: string): { model: string; action: string } {
   const colon = modelAction.lastIndexOf(':');
   const action = colon === -1 ? '' : modelAction.slice(colon + 1);
-  if (action !== 'generateContent' && action !== 'streamGenerateContent') {
+  if (action !== 'generateContent' && action !== 'streamGenerateContent' && action !== 'countTokens') {
     throw new RelayError(
       404,
       'invalid_request_error',
       'not_found',
-      'Only models/{model}:generateContent and :streamGenerateContent are served',
+      'Only models/{model}:generateContent, :streamGenerateContent and :countTokens are served',
     );
   }
-  return {
-    model: decodeURIComponent(modelAction.slice(0, colon)).replace(/^models\//, ''),
-    stream: action === 'streamGenerateContent',
-  };
+  return { model: decodeURIComponent(modelAction.slice(0, colon)).replace(/^models\//, ''), action };
 }
 
 /**
@@ -180,8 +177,13 @@ export async function registerRelayRoutes(app: FastifyInstance, s: Services): Pr
       req: FastifyRequest<{ Params: { '*': string }; Querystring: { alt?: string } }>,
       reply: FastifyReply,
     ) => {
-      const target = geminiTarget(req.params['*']);
-      return relayChat(s, 'gemini', req, reply, { ...target, sse: req.query.alt === 'sse' });
+      const { model, action } = geminiTarget(req.params['*']);
+      if (action === 'countTokens') return countGeminiTokens(s, req, model);
+      return relayChat(s, 'gemini', req, reply, {
+        model,
+        stream: action === 'streamGenerateContent',
+        sse: req.query.alt === 'sse',
+      });
     };
     relay.post('/gemini/:version/models/*', { config: { dialect: 'gemini' } }, gemini);
     relay.post('/v1beta/models/*', { config: { dialect: 'gemini' } }, gemini);
