@@ -138,6 +138,54 @@ describe('Responses API inbound', () => {
     ]);
   });
 
+  it('streams through an Anthropic channel (Responses -> chat -> Messages and back)', async () => {
+    rig.anthropic.setScenario(
+      {
+        kind: 'ok',
+        thinking: 'Short thought.',
+        content: 'Bonjour tout le monde.',
+        inputTokens: 60,
+        cacheReadTokens: 30,
+        cacheWriteTokens: 10,
+        outputTokens: 20,
+      },
+      { times: 1 },
+    );
+    const before = await rig.quota();
+    const stream = await client().responses.create({
+      model: MODELS.anthropic,
+      input: [{ role: 'user', content: [{ type: 'input_text', text: 'Say hello in French' }] }],
+      reasoning: { effort: 'low' },
+      max_output_tokens: 4000,
+      stream: true,
+    });
+    let text = '';
+    let summary = '';
+    let done: OpenAI.Responses.Response | undefined;
+    for await (const event of stream) {
+      if (event.type === 'response.output_text.delta') text += event.delta;
+      if (event.type === 'response.reasoning_summary_text.delta') summary += event.delta;
+      if (event.type === 'response.completed') done = event.response;
+    }
+    expect(text).toBe('Bonjour tout le monde.');
+    expect(summary).toBe('Short thought.');
+    expect(done?.usage).toMatchObject({
+      input_tokens: 100,
+      input_tokens_details: { cached_tokens: 30 },
+      output_tokens: 20,
+    });
+    expect(rig.anthropic.requests[0]?.json).toMatchObject({
+      model: MODELS.anthropic,
+      max_tokens: 4000,
+      stream: true,
+      thinking: { type: 'enabled' },
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'Say hello in French' }] }],
+    });
+    await settled(rig.t);
+    // 2 x 100 - 30 + 5 + 4 x 20 = 255
+    expect(before - (await rig.quota())).toBe(255);
+  });
+
   it('answers a whole Response and refuses state it cannot keep', async () => {
     rig.chatOnly.setScenario(
       { kind: 'ok', content: 'Bonjour.', promptTokens: 6, completionTokens: 2 },
