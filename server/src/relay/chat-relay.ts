@@ -390,6 +390,10 @@ export async function relayChat(
       isStream: inb.stream,
       estimateOutput: true,
       countPrompt: async () => countChatRequest(await s.relay.counter.tokenizer(inb.model), inb.pivot),
+      unservedBy: (type) =>
+        transportFor(type)?.chat
+          ? undefined
+          : `No channel for ${inb.model} can serve chat requests (channel type ${type} speaks ${protocolOf(type)})`,
       prepare: (selection, channel) => prepare(s, inb, selection, channel),
     };
     return call;

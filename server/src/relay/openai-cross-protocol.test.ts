@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fakeAnthropicErrors } from '../test/fake-anthropic.js';
 import { fakeGeminiErrors } from '../test/fake-gemini.js';
 import { MODELS, type ProtocolRig, resetRig, startProtocolRig } from '../test/protocol-fixtures.js';
-import { settled } from '../test/relay-fixtures.js';
+import { createChannel, settled } from '../test/relay-fixtures.js';
 
 // The official OpenAI SDK on /v1/chat/completions, reaching Anthropic and Gemini channels: the
 // request, the stream (tool-call fragments reassembled by the SDK) and the reply are translated,
@@ -212,12 +212,43 @@ describe('OpenAI chat to other protocols', () => {
     expect(busy).toBeInstanceOf(OpenAI.RateLimitError);
   });
 
-  it('refuses what a channel protocol cannot serve, without calling it', async () => {
+  it('passes over channels whose protocol cannot serve the request, without counting a failure', async () => {
     const res = await client()
       .embeddings.create({ model: MODELS.anthropic, input: 'hello' })
       .catch((e: unknown) => e);
-    expect(res).toBeInstanceOf(OpenAI.APIError);
-    expect((res as InstanceType<typeof OpenAI.APIError>).message).toMatch(/does not serve \/v1\/embeddings/);
+    expect(res).toBeInstanceOf(OpenAI.InternalServerError);
+    expect((res as InstanceType<typeof OpenAI.APIError>).status).toBe(503);
+    expect((res as InstanceType<typeof OpenAI.APIError>).message).toMatch(/can serve \/v1\/embeddings/);
     expect(rig.anthropic.requests).toHaveLength(0);
+
+    // A model on an Anthropic channel (preferred) and an OpenAI one: embeddings go to the latter at
+    // once, with no retry allowed (RetryTimes 0) and nothing frozen.
+    const model = 'shared-embed';
+    await rig.t.call({
+      method: 'POST',
+      url: '/api/prices/single',
+      headers: { cookie: rig.rootCookie },
+      payload: { model, type: 'tokens', channel_type: 1, input: 1, output: 0 },
+    });
+    await createChannel(rig.t, rig.rootCookie, {
+      type: 14,
+      name: 'claude-first',
+      key: 'sk-ant-upstream',
+      base_url: rig.anthropic.url,
+      models: [model],
+      priority: 10,
+    });
+    await createChannel(rig.t, rig.rootCookie, {
+      type: 1,
+      name: 'openai-second',
+      key: 'sk-openai-upstream',
+      base_url: rig.openai.url,
+      models: [model],
+      priority: 0,
+    });
+    const embedded = await client().embeddings.create({ model, input: 'hello' });
+    expect(embedded.data).toHaveLength(1);
+    expect(rig.anthropic.requests).toHaveLength(0);
+    expect(rig.openai.requests[0]?.path).toBe('/v1/embeddings');
   });
 });

@@ -180,13 +180,13 @@ export async function relayOpenAi(
       isStream: stream,
       estimateOutput: endpoint !== 'audio/speech',
       countPrompt: () => countPrompt(s, endpoint, model, fields),
+      unservedBy: (type) =>
+        transportFor(type)?.openAi
+          ? undefined
+          : `No channel for ${model} can serve /v1/${endpoint} (channel type ${type} speaks ${protocolOf(type)})`,
       async prepare(selection, channel): Promise<Exchange> {
         const build = transportFor(channel.type)?.openAi;
-        if (!build) {
-          throw new ChannelUnusable(
-            `channel type ${channel.type} (${protocolOf(channel.type)}) does not serve /v1/${endpoint}`,
-          );
-        }
+        if (!build) throw new ChannelUnusable(`channel type ${channel.type} does not serve /v1/${endpoint}`);
         let request: UpstreamRequest;
         try {
           request = await build(

@@ -43,6 +43,11 @@ export interface RelayCall {
   countPrompt(): Promise<number>;
   /** The reply's output is counted locally when the upstream reports none (not for speech). */
   estimateOutput: boolean;
+  /**
+   * Whether a channel type's protocol can serve this request at all; channels that cannot are
+   * passed over without counting as a failed attempt. Undefined: the reason, for the client.
+   */
+  unservedBy(channelType: number): string | undefined;
   /** Plans the exchange with one channel; throws ChannelUnusable when the channel cannot serve it. */
   prepare(selection: Selection, channel: ReturnType<typeof channelAccess>): Exchange | Promise<Exchange>;
 }
@@ -367,8 +372,14 @@ async function sendWithRetries(
       now: s.clock.nowMs(),
     });
     if (!selection) throw lastError ?? relayErrors.noChannel(caller.group.symbol, model);
-    budget.begin();
     tried.add(selection.channel.id);
+    const unserved = call.unservedBy(selection.channel.type);
+    if (unserved !== undefined) {
+      // Not a failure of the channel: it is simply not one for this kind of request.
+      lastError ??= new RelayError(503, 'server_error', 'no_available_channel', unserved, 'model');
+      continue;
+    }
+    budget.begin();
     const attemptStarted = s.clock.nowMs();
     let exchange: Exchange | undefined;
     const failure = await (async () => {
