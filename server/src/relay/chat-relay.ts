@@ -248,7 +248,9 @@ function relayReply(
   }
   return relayJsonReply(ctx, (raw) => ({
     body: passthrough ? raw : translateReply(target, inb.dialect, raw, inb.model, inb.value),
-    contentType: 'application/json',
+    contentType: passthrough
+      ? String(ctx.response.headers['content-type'] ?? 'application/json')
+      : 'application/json',
     usage: transport.jsonUsage(raw),
     text: () => transport.jsonText(raw),
   }));
