@@ -176,9 +176,11 @@ describe('Gemini inbound', () => {
       { kind: 'ok', content: 'Hi!', promptTokens: 4, candidatesTokens: 2 },
       { times: 1 },
     );
+    // The model may come percent-encoded and with its `models/` prefix, as some SDKs send it.
+    const path = `/gemini/v1beta/models/${encodeURIComponent(`models/${MODELS.gemini}`)}:streamGenerateContent?alt=sse`;
     const raw =
       '{ "contents" : [ {"role":"user","parts":[{"text":"hé  \\u00e9"}]} ],\n "generationConfig":{"temperature":0.5} }';
-    const res = await post(`/gemini/v1beta/models/${MODELS.gemini}:streamGenerateContent?alt=sse`, raw, {
+    const res = await post(path, raw, {
       'x-goog-api-key': rig.userKey,
     });
     expect(res.status).toBe(200);

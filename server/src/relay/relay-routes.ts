@@ -106,7 +106,9 @@ function geminiTarget(modelAction: string): { model: string; action: string } {
       'Only models/{model}:generateContent, :streamGenerateContent and :countTokens are served',
     );
   }
-  return { model: decodeURIComponent(modelAction.slice(0, colon)).replace(/^models\//, ''), action };
+  // The router has already percent-decoded the path.
+  const model = modelAction.slice(0, colon);
+  return { model: model.replace(/^models\//, ''), action };
 }
 
 /**
