@@ -6,6 +6,7 @@ import {
   channelSupportsIncludeUsage,
   MAX_COMPLETION_TOKENS_CHANNEL_TYPES,
   type OpenAiChannel,
+  REASONING_EFFORT_CHANNEL_TYPES,
   UnsupportedEndpointError,
 } from '../providers/openai/request.js';
 import { countChatRequest } from '../providers/token-counter.js';
@@ -287,6 +288,7 @@ export function translateChatRequest(
     return translating(() => openAiToGeminiRequest(pivot, { model }) as unknown as Json);
   const body: Json = { ...pivot, model };
   if (!channelSupportsIncludeUsage(channel)) delete body.stream_options;
+  if (!REASONING_EFFORT_CHANNEL_TYPES.has(channel.type)) delete body.reasoning_effort;
   if (MAX_COMPLETION_TOKENS_CHANNEL_TYPES.has(channel.type) && body.max_tokens !== undefined) {
     body.max_completion_tokens ??= body.max_tokens;
     delete body.max_tokens;

@@ -48,6 +48,14 @@ export const INCLUDE_USAGE_CHANNEL_TYPES: ReadonlySet<number> = new Set([1, 3, 1
  */
 export const MAX_COMPLETION_TOKENS_CHANNEL_TYPES: ReadonlySet<number> = new Set([1]);
 
+/**
+ * Channel types that take OpenAI's `reasoning_effort` (OpenAI, Azure, Azure v1, OpenRouter, GitHub
+ * Models, xAI, and Custom, usually another OpenAI-style gateway). A body the gateway translates
+ * for other vendors leaves it out: strict ones (Mistral) refuse unknown fields, and others (Groq)
+ * refuse it for models that do not reason.
+ */
+export const REASONING_EFFORT_CHANNEL_TYPES: ReadonlySet<number> = new Set([1, 3, 8, 20, 49, 55, 56]);
+
 /** Relay modes of the Custom channel's `plugin.customize` map (reference §7) -> endpoint. */
 const CUSTOM_PATH_MODES: Readonly<Record<string, OpenAiEndpoint>> = {
   '1': 'chat/completions',
