@@ -2,12 +2,17 @@ import { ChannelStatus } from '@switchyard/domain';
 import type { ChannelRow } from '../db/queries/channels.js';
 import { parseUpstreamError } from '../providers/openai/errors.js';
 import {
-  buildOpenAiRequest,
+  ChannelConfigError,
   customPathsFromPlugin,
+  type OpenAiChannel,
   type OpenAiEndpoint,
   parseModelHeaders,
+  UnsupportedEndpointError,
+  type UpstreamRequest,
 } from '../providers/openai/request.js';
 import type { Services } from '../services.js';
+import { protocolOf, transportFor } from './channel-transports.js';
+import { translateChatRequest } from './chat-relay.js';
 import { decideFailure, shouldAutoEnable, shouldDisableForLatency } from './routing/failure-policy.js';
 
 export interface ChannelTestResult {
@@ -53,20 +58,53 @@ export async function testChannel(
     throw new UntestableModelError(`Testing ${model} is not supported; pick a chat or embedding model`);
   const mapping = safeJson(channel.model_mapping) as Record<string, string>;
   const mapped = typeof mapping[model] === 'string' ? mapping[model].replace(/^\+/, '') : model;
-  const raw = Buffer.from(JSON.stringify(req.body));
-  const upstream = buildOpenAiRequest({
-    channel: {
-      type: channel.type,
-      baseUrl: channel.base_url,
-      key: (s.secretBox.decrypt(channel.key_sealed).split('\n')[0] ?? '').trim(),
-      other: channel.other,
-      headers: parseModelHeaders(channel.model_headers),
-      paths: customPathsFromPlugin(safeJson(channel.plugin)),
-    },
-    endpoint: req.endpoint,
-    upstreamModel: mapped,
-    body: { kind: 'json', raw, value: req.body },
-  });
+  const access: OpenAiChannel = {
+    type: channel.type,
+    baseUrl: channel.base_url,
+    key: (s.secretBox.decrypt(channel.key_sealed).split('\n')[0] ?? '').trim(),
+    other: channel.other,
+    headers: parseModelHeaders(channel.model_headers),
+    paths: customPathsFromPlugin(safeJson(channel.plugin)),
+  };
+  // The same transport the relay would use: a chat test goes out in the channel's own dialect.
+  const entry = transportFor(channel.type);
+  const parseError = entry?.chat?.parseError ?? parseUpstreamError;
+  let upstream: UpstreamRequest;
+  try {
+    if (req.endpoint === 'chat/completions' && entry?.chat) {
+      const target = entry.chat.dialect(mapped);
+      upstream = await entry.chat.build(
+        {
+          channel: access,
+          upstreamModel: mapped,
+          body: { kind: 'object', value: translateChatRequest(s, target, req.body, mapped, access) },
+          stream: false,
+          clientHeaders: {},
+        },
+        s,
+      );
+    } else if (req.endpoint !== 'chat/completions' && entry?.openAi) {
+      const raw = Buffer.from(JSON.stringify(req.body));
+      upstream = await entry.openAi(
+        {
+          channel: access,
+          endpoint: req.endpoint,
+          upstreamModel: mapped,
+          body: { kind: 'json', raw, value: req.body },
+        },
+        s,
+      );
+    } else {
+      throw new UntestableModelError(
+        `Channels of type ${channel.type} (${protocolOf(channel.type)}) cannot be tested with ${req.endpoint}`,
+      );
+    }
+  } catch (err) {
+    if (err instanceof ChannelConfigError || err instanceof UnsupportedEndpointError) {
+      throw new UntestableModelError(err.message);
+    }
+    throw err;
+  }
   const started = s.clock.nowMs();
   const o = s.options.current;
   let status = 0;
@@ -110,7 +148,7 @@ export async function testChannel(
   }
 
   const error = failureBody
-    ? parseUpstreamError(status, failureBody)
+    ? parseError(status, failureBody, '')
     : { status: 0, message: message || 'unreachable', type: 'upstream_error', code: null, param: null };
   const decision = decideFailure(
     {
