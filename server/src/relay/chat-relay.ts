@@ -32,6 +32,7 @@ import type { StreamTranslator } from '../providers/translate/stream-translator.
 import { TranslationError } from '../providers/translate/translation-error.js';
 import type { Services } from '../services.js';
 import {
+  type ChannelAccess,
   ChannelUnusable,
   type ChatDialect,
   type ChatTransport,
@@ -199,6 +200,19 @@ function translateReply(
   return Buffer.from(JSON.stringify(out));
 }
 
+function readUpstreamJson(read: () => Buffer): Buffer {
+  try {
+    return read();
+  } catch {
+    throw new RelayError(
+      502,
+      'upstream_error',
+      'upstream_bad_reply',
+      'The upstream answered with invalid JSON',
+    );
+  }
+}
+
 interface Inbound {
   dialect: InboundDialect;
   route: ChatRoute;
@@ -228,7 +242,7 @@ function streamFor(
     if (!chain[0]) throw new Error('a translated stream needs a translator');
     stream = translatedStream(chain[0], chain[1]);
   }
-  if (transport.reframe) stream = reframed(stream, transport.reframe());
+  if (transport.reframe) stream = reframed(stream, transport.reframe(inb.model));
   return inb.dialect === 'gemini' && !inb.route.sse ? new GeminiArrayFraming(stream) : stream;
 }
 
@@ -247,14 +261,21 @@ function relayReply(
       framedAsArray ? 'application/json; charset=utf-8' : undefined,
     );
   }
-  return relayJsonReply(ctx, (raw) => ({
-    body: passthrough ? raw : translateReply(target, inb.dialect, raw, inb.model, inb.value),
-    contentType: passthrough
-      ? String(ctx.response.headers['content-type'] ?? 'application/json')
-      : 'application/json',
-    usage: transport.jsonUsage(raw),
-    text: () => transport.jsonText(raw),
-  }));
+  return relayJsonReply(ctx, (raw) => {
+    // A vendor whose replies are not in its dialect (Cohere) is read into it first.
+    const own = transport.toDialectJson
+      ? readUpstreamJson(() => transport.toDialectJson!(raw, inb.model))
+      : raw;
+    const keepsBytes = passthrough && own === raw;
+    return {
+      body: passthrough ? own : translateReply(target, inb.dialect, own, inb.model, inb.value),
+      contentType: keepsBytes
+        ? String(ctx.response.headers['content-type'] ?? 'application/json')
+        : 'application/json',
+      usage: transport.jsonUsage(raw),
+      text: () => transport.jsonText(raw),
+    };
+  });
 }
 
 /** Whether the catalog says this channel type serves the Responses API itself. */
@@ -296,6 +317,14 @@ export function translateChatRequest(
   return body;
 }
 
+/** The transport's error reader; a refused credential also drops what the transport cached for it. */
+function readErrors(s: Services, transport: ChatTransport, channel: ChannelAccess): Exchange['parseError'] {
+  return (status, raw, contentType, headers) => {
+    if (status === 401) transport.refused?.(channel, s);
+    return transport.parseError(status, raw, contentType, headers);
+  };
+}
+
 async function prepare(
   s: Services,
   inb: Inbound,
@@ -324,7 +353,7 @@ async function prepare(
       );
       return {
         request,
-        parseError: transport.parseError,
+        parseError: readErrors(s, transport, channel),
         relay: (ctx) => relayReply(ctx, inb, transport, target, true),
       };
     }
@@ -344,7 +373,7 @@ async function prepare(
     );
     return {
       request,
-      parseError: transport.parseError,
+      parseError: readErrors(s, transport, channel),
       relay: (ctx) => relayReply(ctx, inb, transport, target, passthrough),
     };
   } catch (err) {

@@ -11,11 +11,18 @@ import {
   type UpstreamRequest,
 } from '../providers/openai/request.js';
 import { countInput } from '../providers/token-counter.js';
+import { TranslationError } from '../providers/translate/translation-error.js';
 import type { Services } from '../services.js';
-import { ChannelUnusable, protocolOf, transportFor } from './channel-transports.js';
+import {
+  type ChannelTransport,
+  ChannelUnusable,
+  protocolOf,
+  servesOpenAiEndpoint,
+  transportFor,
+} from './channel-transports.js';
 import { peekFormField } from './multipart-peek.js';
 import { parseJsonBody } from './relay-body.js';
-import { relayErrors } from './relay-error.js';
+import { RelayError, relayErrors } from './relay-error.js';
 import {
   type Exchange,
   numberField,
@@ -120,9 +127,36 @@ function replyText(raw: Buffer): string {
 }
 
 /** Relays a whole reply (JSON or binary such as speech audio), reading usage from JSON bodies. */
-async function relayWhole(endpoint: OpenAiEndpoint, ctx: ReplyContext): Promise<RelayOutcome> {
+async function relayWhole(
+  endpoint: OpenAiEndpoint,
+  ctx: ReplyContext,
+  vendor?: { transport: ChannelTransport; model: string; body: Json },
+): Promise<RelayOutcome> {
   const { s, reply, response } = ctx;
   const contentType = String(response.headers['content-type'] ?? 'application/json');
+  const convert = vendor?.transport.openAiReply;
+  if (vendor && convert && JSON_REPLY.has(endpoint)) {
+    // A vendor with its own reply shape (Cohere or Jina rerank) answers in the gateway's shape.
+    return relayJsonReply(ctx, (raw) => {
+      let out: ReturnType<typeof convert>;
+      try {
+        out = convert(raw, {
+          endpoint,
+          model: vendor.model,
+          body: vendor.body,
+          promptTokens: ctx.promptTokens,
+        });
+      } catch {
+        throw new RelayError(
+          502,
+          'upstream_error',
+          'upstream_bad_reply',
+          'The upstream answered with invalid JSON',
+        );
+      }
+      return { body: out.body, contentType: 'application/json', usage: out.usage, text: () => '' };
+    });
+  }
   if (!JSON_REPLY.has(endpoint)) {
     // Binary or plain replies (speech audio) are streamed through as they arrive.
     reply.hijack();
@@ -181,12 +215,14 @@ export async function relayOpenAi(
       estimateOutput: endpoint !== 'audio/speech',
       countPrompt: () => countPrompt(s, endpoint, model, fields),
       unservedBy: (type) =>
-        transportFor(type)?.openAi
+        servesOpenAiEndpoint(type, endpoint)
           ? undefined
           : `No channel for ${model} can serve /v1/${endpoint} (channel type ${type} speaks ${protocolOf(type)})`,
       async prepare(selection, channel): Promise<Exchange> {
-        const build = transportFor(channel.type)?.openAi;
-        if (!build) throw new ChannelUnusable(`channel type ${channel.type} does not serve /v1/${endpoint}`);
+        const transport = transportFor(channel.type);
+        const build = transport?.openAi;
+        if (!transport || !build || !servesOpenAiEndpoint(channel.type, endpoint))
+          throw new ChannelUnusable(`channel type ${channel.type} does not serve /v1/${endpoint}`);
         let request: UpstreamRequest;
         try {
           request = await build(
@@ -207,17 +243,20 @@ export async function relayOpenAi(
             s,
           );
         } catch (err) {
+          // A body the vendor's format cannot carry (a bad rerank body, speech over its limit).
+          if (err instanceof TranslationError) throw relayErrors.badRequest(err.message);
           throw err instanceof UnsupportedEndpointError || err instanceof ChannelConfigError
             ? new ChannelUnusable(err.message)
             : err;
         }
+        const parseError = transport.openAiError ?? parseUpstreamError;
         return {
           request,
-          parseError: parseUpstreamError,
+          parseError: (status, raw, contentType) => parseError(status, raw, contentType),
           relay: (ctx) =>
             stream
               ? relayEventStream(ctx, openAiPassthrough(clientWantsUsage(fields)))
-              : relayWhole(endpoint, ctx),
+              : relayWhole(endpoint, ctx, { transport, model, body: fields }),
         };
       },
     };

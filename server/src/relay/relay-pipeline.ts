@@ -12,7 +12,12 @@ import type { UpstreamRequest } from '../providers/openai/request.js';
 import { countText } from '../providers/token-counter.js';
 import { isMeaningfulUsage } from '../providers/usage.js';
 import type { Services } from '../services.js';
-import { ChannelUnusable, channelAccess } from './channel-transports.js';
+import {
+  ChannelUnusable,
+  channelAccess,
+  type UpstreamHeaders,
+  UpstreamRefused,
+} from './channel-transports.js';
 import { checkGroupRate } from './group-rate-limit.js';
 import { RelayError, relayErrors } from './relay-error.js';
 import type { Selection } from './routing/channel-selector.js';
@@ -55,7 +60,7 @@ export interface RelayCall {
 /** The request for one channel and how to read what it answers. */
 export interface Exchange {
   request: UpstreamRequest;
-  parseError(status: number, raw: Buffer, contentType: string): UpstreamError;
+  parseError(status: number, raw: Buffer, contentType: string, headers?: UpstreamHeaders): UpstreamError;
   relay(ctx: ReplyContext): Promise<RelayOutcome>;
 }
 
@@ -408,7 +413,10 @@ async function sendWithRetries(
         failure.response.statusCode,
         raw,
         String(failure.response.headers['content-type'] ?? ''),
+        failure.response.headers,
       );
+    } else if ('err' in failure && failure.err instanceof UpstreamRefused) {
+      upstreamError = failure.err.error;
     } else if ('err' in failure && failure.err instanceof ChannelUnusable) {
       upstreamError = {
         status: 500,
