@@ -146,7 +146,7 @@ describe('vendor channels through the relay', () => {
       models: [MODELS.bedrock],
       model_mapping: mapping('bedrock'),
     });
-    [vertexChannelId] = await createChannel(t, rootCookie, {
+    [vertexChannelId = 0] = await createChannel(t, rootCookie, {
       type: 42,
       name: 'vertex',
       key: serviceAccount,
@@ -171,7 +171,7 @@ describe('vendor channels through the relay', () => {
       models: [MODELS.jinaRerank],
       model_mapping: mapping('jinaRerank'),
     });
-    [speechChannelId] = await createChannel(t, rootCookie, {
+    [speechChannelId = 0] = await createChannel(t, rootCookie, {
       type: 24,
       name: 'speech',
       key: SPEECH_KEY,
