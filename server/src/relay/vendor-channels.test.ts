@@ -9,6 +9,7 @@ import { type FakeAzureSpeech, startFakeAzureSpeech } from '../test/fake-azure-s
 import { type FakeBedrock, startFakeBedrock } from '../test/fake-bedrock.js';
 import { type FakeCohere, startFakeCohere } from '../test/fake-cohere.js';
 import { type FakeJina, startFakeJina } from '../test/fake-jina.js';
+import { type FakeUpstream, startFakeUpstream } from '../test/fake-upstream.js';
 import { type FakeVertex, startFakeVertex } from '../test/fake-vertex.js';
 import { createChannel, createToken, settled } from '../test/relay-fixtures.js';
 import { createTestApp, ROOT_PASSWORD, registerUser, type TestApp } from '../test/test-app.js';
@@ -37,6 +38,8 @@ const MODELS = {
   cohereRerank: 'co-rerank',
   jinaRerank: 'jn-rerank',
   speech: 'az-tts',
+  zhipu: 'zp-glm',
+  qianfan: 'qf-ernie',
 } as const;
 
 const UPSTREAM = {
@@ -80,6 +83,7 @@ describe('vendor channels through the relay', () => {
   let cohere: FakeCohere;
   let jina: FakeJina;
   let speech: FakeAzureSpeech;
+  let compatible: FakeUpstream;
   let vertexChannelId: number;
   let speechChannelId: number;
   let rootCookie: string;
@@ -102,6 +106,7 @@ describe('vendor channels through the relay', () => {
     cohere = await startFakeCohere({ apiKey: COHERE_KEY });
     jina = await startFakeJina({ apiKey: JINA_KEY });
     speech = await startFakeAzureSpeech({ key: SPEECH_KEY });
+    compatible = await startFakeUpstream();
     t = await createTestApp();
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     root = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
@@ -181,6 +186,21 @@ describe('vendor channels through the relay', () => {
       model_mapping: mapping('speech'),
       plugin: { voice: { nova: 'en-GB-SoniaNeural' } },
     });
+    await createChannel(t, rootCookie, {
+      type: 16,
+      name: 'zhipu',
+      key: 'zhipu-id.zhipu-secret',
+      base_url: `${compatible.url}/v1`,
+      models: [MODELS.zhipu],
+      plugin: { web_search: { enable: true } },
+    });
+    await createChannel(t, rootCookie, {
+      type: 15,
+      name: 'qianfan',
+      key: 'bce-v3/ALTAK-abc/def',
+      base_url: `${compatible.url}/v1`,
+      models: [MODELS.qianfan],
+    });
     userId = await registerUser(t, 'vendoruser');
     await t.s.repos.users.update(userId, { quota: 10_000_000 });
     const userCookie = await t.signIn('vendoruser', 'password-123');
@@ -189,7 +209,7 @@ describe('vendor channels through the relay', () => {
 
   afterAll(async () => {
     await t?.close();
-    await Promise.all([azure, bedrock, vertex, cohere, jina, speech].map((f) => f?.close()));
+    await Promise.all([azure, bedrock, vertex, cohere, jina, speech, compatible].map((f) => f?.close()));
   });
 
   beforeEach(async () => {
@@ -198,6 +218,7 @@ describe('vendor channels through the relay', () => {
     bedrock.reset();
     vertex.reset();
     cohere.reset();
+    compatible.reset();
     await t.s.options.update({
       RetryTimes: '0',
       AutomaticDisableChannelEnabled: 'false',
@@ -487,6 +508,23 @@ describe('vendor channels through the relay', () => {
       .audio.speech.create({ model: MODELS.speech, voice: 'alloy', input: 'x'.repeat(4097) })
       .catch((e: unknown) => e);
     expect((tooLong as InstanceType<typeof OpenAI.APIError>).status).toBe(400);
+  });
+
+  it('signs Zhipu calls with a cached token and adds its plugin tools; Qianfan takes its v2 key', async () => {
+    for (const _ of [1, 2]) await openai().chat.completions.create({ model: MODELS.zhipu, messages, tools });
+    const [first, second] = compatible.requests;
+    const token = String(first?.authorization).replace(/^Bearer /, '');
+    const [header, claims] = token
+      .split('.')
+      .slice(0, 2)
+      .map((p) => JSON.parse(Buffer.from(p, 'base64url').toString()));
+    expect(header).toEqual({ alg: 'HS256', sign_type: 'SIGN' });
+    expect(claims.api_key).toBe('zhipu-id');
+    expect(second?.authorization).toBe(first?.authorization);
+    expect(first?.json?.tools).toEqual([...tools, { type: 'web_search', web_search: { enable: true } }]);
+
+    await openai().chat.completions.create({ model: MODELS.qianfan, messages });
+    expect(compatible.requests.at(-1)?.authorization).toBe('Bearer bce-v3/ALTAK-abc/def');
   });
 
   it('tests these channels from the console with the same transports', async () => {
