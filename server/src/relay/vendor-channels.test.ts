@@ -86,6 +86,7 @@ describe('vendor channels through the relay', () => {
   let compatible: FakeUpstream;
   let vertexChannelId: number;
   let speechChannelId: number;
+  let jinaChannelId: number;
   let rootCookie: string;
 
   const openai = () => new OpenAI({ apiKey: userKey, baseURL: `${root}/v1`, maxRetries: 0 });
@@ -168,7 +169,7 @@ describe('vendor channels through the relay', () => {
       models: [MODELS.cohere, MODELS.cohereRerank],
       model_mapping: mapping('cohere', 'cohereRerank'),
     });
-    await createChannel(t, rootCookie, {
+    [jinaChannelId = 0] = await createChannel(t, rootCookie, {
       type: 47,
       name: 'jina',
       key: JINA_KEY,
@@ -527,6 +528,60 @@ describe('vendor channels through the relay', () => {
     expect(compatible.requests.at(-1)?.authorization).toBe('Bearer bce-v3/ALTAK-abc/def');
   });
 
+  it('serves Gemini REST and Responses clients through these channels, streaming', async () => {
+    bedrock.setScenario({
+      kind: 'ok',
+      toolCalls: [{ name: 'get_weather', input: { city: 'Oslo' } }],
+      inputTokens: 11,
+      outputTokens: 4,
+    });
+    const res = await fetch(`${root}/gemini/v1beta/models/${MODELS.bedrock}:streamGenerateContent?alt=sse`, {
+      method: 'POST',
+      headers: { 'x-goog-api-key': userKey, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        contents: [{ role: 'user', parts: [{ text: 'Weather in Oslo?' }] }],
+        tools: [
+          {
+            functionDeclarations: [
+              {
+                name: 'get_weather',
+                parameters: { type: 'OBJECT', properties: { city: { type: 'STRING' } } },
+              },
+            ],
+          },
+        ],
+      }),
+    });
+    expect(res.status).toBe(200);
+    const events = (await res.text())
+      .split('\n')
+      .filter((l) => l.startsWith('data: '))
+      .map((l) => JSON.parse(l.slice(6)) as { candidates?: { content?: { parts?: unknown[] } }[] });
+    const parts = events.flatMap((e) => e.candidates?.[0]?.content?.parts ?? []);
+    expect(parts).toContainEqual({ functionCall: { name: 'get_weather', args: { city: 'Oslo' } } });
+    expect(bedrock.requests[0]?.stream).toBe(true);
+
+    for (const [model, fake] of [
+      [MODELS.cohere, () => cohere.setScenario({ kind: 'ok', content: 'Hej fra Cohere.' })],
+      [MODELS.vertexClaude, () => vertex.setScenario({ kind: 'ok', content: 'Hej fra Vertex.' })],
+    ] as const) {
+      fake();
+      const stream = await openai().responses.create({
+        model,
+        input: 'Say hello in Norwegian',
+        stream: true,
+      });
+      let text = '';
+      let completed = false;
+      for await (const event of stream) {
+        if (event.type === 'response.output_text.delta') text += event.delta;
+        if (event.type === 'response.completed') completed = true;
+      }
+      expect(text).toMatch(/^Hej fra /);
+      expect(completed).toBe(true);
+    }
+  });
+
   it('tests these channels from the console with the same transports', async () => {
     const test = async (id: number, model: string) =>
       (
@@ -541,5 +596,8 @@ describe('vendor channels through the relay', () => {
     expect(v.success, JSON.stringify(v)).toBe(true);
     const s = await test(speechChannelId, MODELS.speech);
     expect(s.success, JSON.stringify(s)).toBe(true);
+    const j = await test(jinaChannelId, MODELS.jinaRerank);
+    expect(j.success, JSON.stringify(j)).toBe(true);
+    expect(jina.requests.at(-1)?.json).toMatchObject({ query: 'hi', documents: ['hi'] });
   });
 });
