@@ -38,6 +38,7 @@ const MODELS = {
   cohereRerank: 'co-rerank',
   jinaRerank: 'jn-rerank',
   speech: 'az-tts',
+  vertexBadKey: 'vx-revoked-account',
   zhipu: 'zp-glm',
   qianfan: 'qf-ernie',
 } as const;
@@ -168,6 +169,20 @@ describe('vendor channels through the relay', () => {
       base_url: cohere.url,
       models: [MODELS.cohere, MODELS.cohereRerank],
       model_mapping: mapping('cohere', 'cohereRerank'),
+    });
+    // A service account whose key the token endpoint does not know (deleted in the cloud console).
+    const stranger = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
+    await createChannel(t, rootCookie, {
+      type: 42,
+      name: 'vertex-deleted-key',
+      key: JSON.stringify({
+        ...JSON.parse(serviceAccount),
+        private_key: stranger.export({ type: 'pkcs8', format: 'pem' }).toString(),
+      }),
+      base_url: vertex.url,
+      other: 'us-east5',
+      models: [MODELS.vertexBadKey],
+      model_mapping: JSON.stringify({ [MODELS.vertexBadKey]: `+${UPSTREAM.vertexGemini}` }),
     });
     [jinaChannelId = 0] = await createChannel(t, rootCookie, {
       type: 47,
@@ -406,6 +421,19 @@ describe('vendor channels through the relay', () => {
     const ok = await openai().chat.completions.create({ model: MODELS.vertexClaude, messages });
     expect(ok.choices[0]?.message.content).toBe('Fine.');
     expect(vertex.tokenRequests).toBe(exchanges + 1);
+  });
+
+  it('answers a refused token exchange as the upstream refusing the gateway, without charging', async () => {
+    const before = await quota();
+    const calls = vertex.requests.length;
+    const err = await openai()
+      .chat.completions.create({ model: MODELS.vertexBadKey, messages, stream: true })
+      .catch((e: unknown) => e);
+    expect((err as InstanceType<typeof OpenAI.APIError>).status).toBe(502);
+    expect((err as InstanceType<typeof OpenAI.APIError>).message).toMatch(/refused the gateway/);
+    expect(vertex.requests.length).toBe(calls);
+    await settled(t);
+    expect(await quota()).toBe(before);
   });
 
   it('streams a tool call through Cohere (translated both ways) and answers Anthropic clients too', async () => {
