@@ -54,6 +54,8 @@ export interface ProviderDef {
   selectable: boolean;
   supportsBalance: boolean;
   supportsModelList: boolean;
+  /** Serves OpenAI's Responses API itself, so `/v1/responses` passes through untranslated. */
+  nativeResponses?: boolean;
   fields: ProviderField[];
   icon: string;
 }
@@ -123,6 +125,7 @@ function row(r: Row): ProviderDef {
   if (r.otherLabelKey !== undefined) def.otherLabelKey = r.otherLabelKey;
   if (r.otherDefault !== undefined) def.otherDefault = r.otherDefault;
   if (r.otherPlaceholder !== undefined) def.otherPlaceholder = r.otherPlaceholder;
+  if (r.nativeResponses) def.nativeResponses = true;
   return def;
 }
 
@@ -148,6 +151,7 @@ export const providers: readonly ProviderDef[] = [
     keyHint: 'sk-...',
     supportsBalance: true,
     supportsModelList: true,
+    nativeResponses: true,
   }),
   row({
     id: 3,

@@ -3,6 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { apiRoutes } from './api/routes.js';
 import { defaultWebDist, registerConsole } from './http/console.js';
 import { installErrorHandler } from './http/error-handler.js';
+import { requestLogFields } from './http/log-serializers.js';
 import { registerRoutes } from './http/register-routes.js';
 import { requestIdSource } from './http/request-ids.js';
 import { registerRelayRoutes } from './relay/relay-routes.js';
@@ -20,8 +21,11 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
         'req.headers.authorization',
         'req.headers.cookie',
         'req.headers["x-api-key"]',
+        'req.headers["x-goog-api-key"]',
         'res.headers["set-cookie"]',
       ],
+      // Gemini clients may put their key in the URL (`?key=`); it never reaches a log line.
+      serializers: { req: requestLogFields },
     },
     trustProxy: s.config.trustedProxies.length > 0 ? s.config.trustedProxies : false,
     bodyLimit: s.config.relayBodyLimit,

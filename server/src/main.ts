@@ -42,6 +42,8 @@ import { StatisticsRollup } from './jobs/statistics-rollup.js';
 import { type Mailer, SmtpMailer } from './mail/mailer.js';
 import { OptionStore } from './options/option-store.js';
 import { TokenCounter } from './providers/token-counter.js';
+import { VertexTokenCache } from './providers/vertex/access-token.js';
+import { ZhipuTokenCache } from './providers/zhipu/token.js';
 import { ChannelTestRun } from './relay/channel-tester.js';
 import { RelayTables } from './relay/relay-tables.js';
 import {
@@ -189,6 +191,8 @@ export async function composeServices(
       upstream,
       pending: new Set<Promise<unknown>>(),
       testRun: new ChannelTestRun(() => services),
+      vertexTokens: new VertexTokenCache(),
+      zhipuTokens: new ZhipuTokenCache(),
     };
     closers.push(async () => {
       await relay.testRun.settled();

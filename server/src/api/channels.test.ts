@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import type { InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engineTargets } from '../test/databases.js';
@@ -19,6 +20,22 @@ interface ChannelJson {
   model_headers: Record<string, string>;
   test_model: string;
   only_chat: boolean;
+}
+
+const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+
+/** A service-account key as Google Cloud issues it (shape and fields; the key is a fresh one). */
+function serviceAccount() {
+  return {
+    type: 'service_account',
+    project_id: 'switchyard-test',
+    private_key_id: '3f1c2a9e0b7d4c6a8e5f1b2c3d4e5f6a7b8c9d0e',
+    private_key: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    client_email: 'relay@switchyard-test.iam.gserviceaccount.com',
+    client_id: '109876543210987654321',
+    auth_uri: 'https://accounts.google.com/o/oauth2/auth',
+    token_uri: 'https://oauth2.googleapis.com/token',
+  };
 }
 
 const base = {
@@ -107,8 +124,9 @@ for (const target of engineTargets()) {
       const azure = await create({ type: 3, name: 'az', base_url: 'https://res.openai.azure.com' });
       expect(azure.statusCode).toBe(200);
       expect(azure.json().data[0].other).toBe('2024-10-21');
-      const vertexKey = '{\n  "type": "service_account",\n  "project_id": "p"\n}';
-      const vertex = await create({ type: 42, name: 'vx', key: vertexKey });
+      const vertexKey = JSON.stringify(serviceAccount(), null, 2);
+      const vertex = await create({ type: 42, name: 'vx', key: vertexKey, other: 'us-east5' });
+      expect(vertex.statusCode, vertex.body).toBe(200);
       expect(vertex.json().data).toHaveLength(1);
       expect(await keyOf(vertex.json().data[0].id)).toBe(vertexKey);
     });
@@ -149,6 +167,50 @@ for (const target of engineTargets()) {
       const paths = missing.json().errors.map((e: { path: string }) => e.path);
       expect(paths).toEqual(expect.arrayContaining(['type', 'key', 'models', 'group']));
       expect(await channelCount()).toBe(before);
+    });
+
+    it("refuses type-specific settings the channel's vendor cannot use, naming the field, writing nothing", async () => {
+      const before = await channelCount();
+      const cases: [Record<string, unknown>, string, RegExp][] = [
+        [{ type: 32, key: 'AKID|secret' }, 'key', /region/],
+        [{ type: 32, key: 'us-east-1|AKID|secret|token|extra' }, 'key', /Region\|AccessKeyID/],
+        [{ type: 42, key: '{"type":"service_account"}', other: 'us-east5' }, 'key', /client_email/],
+        [{ type: 42, key: 'not json', other: 'us-east5' }, 'key', /service-account JSON/],
+        [{ type: 42, key: JSON.stringify(serviceAccount()) }, 'other', /Region\|ProjectID/],
+        [{ type: 3, base_url: 'https://r.openai.azure.com', other: 'latest' }, 'other', /API version/],
+        [{ type: 16, key: 'no-dot-here' }, 'key', /id\.secret/],
+        [{ type: 15, key: 'ak|sk' }, 'key', /v2 API key/],
+        [{ type: 24, key: 'speech-key', other: 'East US' }, 'other', /region/],
+        [
+          { type: 24, key: 'speech-key', other: 'eastus', plugin: { voice: { alloy: 7 } } },
+          'plugin',
+          /voice\.alloy/,
+        ],
+      ];
+      for (const [payload, path, message] of cases) {
+        const res = await create(payload);
+        expect(res.statusCode, JSON.stringify(payload)).toBe(400);
+        expect(res.json().errors.map((e: { path: string }) => e.path)).toEqual([path]);
+        expect(res.json().message).toMatch(message);
+      }
+      expect(await channelCount()).toBe(before);
+
+      const good = await create({ type: 32, name: 'bedrock', key: 'us-east-1|AKID|secret' });
+      expect(good.statusCode, good.body).toBe(200);
+      const id = good.json().data[0].id as number;
+      const bad = await update({ id, key: 'AKID|secret' });
+      expect(bad.statusCode).toBe(400);
+      expect(bad.json().errors[0].path).toBe('key');
+      expect(await keyOf(id)).toBe('us-east-1|AKID|secret');
+      const speech = (await create({ type: 24, name: 'speech', key: 'k', other: 'eastus' })).json().data[0];
+      const badOther = await update({ id: speech.id, other: 'East US' });
+      expect(badOther.statusCode).toBe(400);
+      expect((await get(speech.id)).other).toBe('eastus');
+      expect(
+        (await update({ id: speech.id, plugin: { voice: { nova: 'en-US-AvaNeural' } } })).statusCode,
+      ).toBe(200);
+      // Changes that do not touch the settings pass whatever they hold.
+      expect((await update({ id, priority: 4 })).statusCode).toBe(200);
     });
 
     it('updates only the fields present and keeps the key unless a new one is given', async () => {

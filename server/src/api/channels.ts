@@ -1,11 +1,14 @@
 import {
   CHANNEL_KEYS_MAX,
   type ChannelCreateInput,
+  type ChannelSettings,
   type ChannelUpdateInput,
   channelCreateInput,
+  channelSettingProblems,
   channelUpdateInput,
   type ProviderDef,
   providerById,
+  type SettingProblem,
 } from '@switchyard/domain';
 import { z } from 'zod';
 import {
@@ -83,6 +86,18 @@ export function checkBaseUrl(provider: ProviderDef, baseUrl: string): void {
     throw invalidField('base_url', `A base URL is required for ${provider.name} channels`);
 }
 
+/**
+ * The type-specific checks of the catalog (key format, `other`, plugin fields), the same the
+ * console shows beside the fields; `fields` limits them to what a call changes.
+ */
+export function checkChannelSettings(
+  settings: ChannelSettings,
+  fields: ReadonlySet<SettingProblem['field']> = new Set(['key', 'other', 'plugin']),
+): void {
+  const problem = channelSettingProblems(settings).find((p) => fields.has(p.field));
+  if (problem) throw invalidField(problem.field, problem.message);
+}
+
 async function keyMatches(s: Services, filter: ChannelFilter, key: string): Promise<number[]> {
   // Channel keys are sealed with a random IV, so equality is decided here, by comparing HMACs of
   // the opened keys (constant-time in effect), over the channels the other filters leave.
@@ -145,6 +160,13 @@ export async function createChannel({
     throw invalidField('key', `At most ${CHANNEL_KEYS_MAX} keys (channels) per request`);
   const baseUrls = body.base_url === '' ? [] : body.base_url.split('\n');
   checkBaseUrl(provider, baseUrls[0] ?? '');
+  checkChannelSettings({
+    type: body.type,
+    key: body.key,
+    other: body.other || provider.otherDefault || '',
+    base_url: baseUrls[0] ?? '',
+    plugin: body.plugin,
+  });
   await checkGroupsExist(s, body.group);
   const now = s.clock.nowSeconds();
   const shared = {
@@ -239,6 +261,27 @@ export async function updateChannel({
   if (body.only_chat !== undefined) patch.only_chat = body.only_chat ? 1 : 0;
   if (body.pre_cost !== undefined) patch.pre_cost = body.pre_cost;
   if (body.status !== undefined) patch.status = body.status;
+  if (provider) {
+    // Settings the call changes are checked on the merged row; a stored value that no longer
+    // passes does not block an unrelated change (a status toggle, a rename).
+    const typeChanged = patch.type !== undefined && patch.type !== row.type;
+    const fields = new Set<SettingProblem['field']>();
+    if (keyReplaced || typeChanged) fields.add('key');
+    if (patch.other !== undefined || keyReplaced || typeChanged) fields.add('other');
+    if (patch.plugin !== undefined || typeChanged) fields.add('plugin');
+    if (fields.size > 0) {
+      checkChannelSettings(
+        {
+          type,
+          key: keyReplaced ? body.key!.trim() : s.secretBox.decrypt(row.key_sealed),
+          other: patch.other ?? row.other,
+          base_url: patch.base_url ?? row.base_url,
+          plugin: body.plugin ?? parsePlugin(row.plugin),
+        },
+        fields,
+      );
+    }
+  }
 
   if (!(await s.repos.channels.update(row.id, patch))) throw ApiError.notFound('Channel not found');
   await s.bus.publish(CHANNELS_TOPIC);
@@ -254,6 +297,15 @@ export async function updateChannel({
     },
   );
   return presentChannel(await liveChannel(s, row.id));
+}
+
+function parsePlugin(text: string): Record<string, unknown> {
+  try {
+    const v = JSON.parse(text || '{}') as unknown;
+    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
 }
 
 export async function deleteChannel({ s, caller, ip, params }: RouteContext<unknown, unknown, IdParams>) {

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type FakeAnthropic, fakeAnthropicErrors, startFakeAnthropic } from '../test/fake-anthropic.js';
+import { type FakeGemini, startFakeGemini } from '../test/fake-gemini.js';
 import { type FakeUpstream, fakeErrors, startFakeUpstream } from '../test/fake-upstream.js';
 import { createChannel } from '../test/relay-fixtures.js';
 import { createTestApp, ROOT_PASSWORD, type TestApp } from '../test/test-app.js';
@@ -6,16 +8,22 @@ import { createTestApp, ROOT_PASSWORD, type TestApp } from '../test/test-app.js'
 describe('channel tests (GET /api/channel/test)', () => {
   let t: TestApp;
   let up: FakeUpstream;
+  let claude: FakeAnthropic;
+  let gemini: FakeGemini;
   let root: string;
 
   beforeAll(async () => {
     up = await startFakeUpstream({ apiKey: 'sk-up' });
+    claude = await startFakeAnthropic({ apiKey: 'sk-ant-up' });
+    gemini = await startFakeGemini({ apiKey: 'AIza-up' });
     t = await createTestApp();
     root = await t.signIn('root', ROOT_PASSWORD);
   });
   afterAll(async () => {
     await t?.close();
     await up?.close();
+    await claude?.close();
+    await gemini?.close();
   });
   beforeEach(async () => {
     up.reset();
@@ -105,5 +113,34 @@ describe('channel tests (GET /api/channel/test)', () => {
     const report = t.s.relay.testRun.lastReport!;
     const enabled = (await t.s.repos.channels.allLive()).filter((c) => c.status === 1 || c.status === 3);
     expect(report.results.map((r) => r.id).sort()).toEqual(enabled.map((c) => c.id).sort());
+  });
+
+  it('tests Anthropic and Gemini channels in their own wire formats and reads their errors', async () => {
+    const anthropic = await channel({
+      type: 14,
+      key: 'sk-ant-up',
+      base_url: claude.url,
+      models: ['claude-test'],
+      test_model: 'claude-test',
+    });
+    expect((await test(anthropic)).json().data).toMatchObject({ ok: true, model: 'claude-test' });
+    expect(claude.requests[0]).toMatchObject({ path: '/v1/messages', apiKey: 'sk-ant-up' });
+    expect(claude.requests[0]?.json).toMatchObject({ model: 'claude-test', max_tokens: 8192 });
+    claude.setScenario(fakeAnthropicErrors.overloaded(), { times: 1 });
+    expect((await test(anthropic)).json().data).toMatchObject({ ok: false, message: 'Overloaded' });
+
+    const google = await channel({
+      type: 25,
+      key: 'AIza-up',
+      base_url: gemini.url,
+      models: ['gemini-test'],
+      test_model: 'gemini-test',
+    });
+    expect((await test(google)).json().data).toMatchObject({ ok: true });
+    expect(gemini.requests[0]).toMatchObject({
+      model: 'gemini-test',
+      action: 'generateContent',
+      apiKey: 'AIza-up',
+    });
   });
 });

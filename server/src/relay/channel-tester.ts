@@ -1,13 +1,25 @@
 import { ChannelStatus } from '@switchyard/domain';
 import type { ChannelRow } from '../db/queries/channels.js';
-import { parseUpstreamError } from '../providers/openai/errors.js';
+import { parseUpstreamError, type UpstreamError } from '../providers/openai/errors.js';
 import {
-  buildOpenAiRequest,
+  ChannelConfigError,
   customPathsFromPlugin,
   type OpenAiEndpoint,
   parseModelHeaders,
+  UnsupportedEndpointError,
+  type UpstreamRequest,
 } from '../providers/openai/request.js';
+import { TranslationError } from '../providers/translate/translation-error.js';
 import type { Services } from '../services.js';
+import {
+  type ChannelAccess,
+  protocolOf,
+  servesOpenAiEndpoint,
+  transportFor,
+  type UpstreamHeaders,
+  UpstreamRefused,
+} from './channel-transports.js';
+import { translateChatRequest } from './chat-relay.js';
 import { decideFailure, shouldAutoEnable, shouldDisableForLatency } from './routing/failure-policy.js';
 
 export interface ChannelTestResult {
@@ -24,10 +36,17 @@ const TEST_PROMPT = "You just need to output 'hi' next.";
 const TEST_TIMEOUT_MS = 60_000;
 
 /** The cheapest request that proves a model answers; undefined for kinds not worth a paid test. */
-function testRequest(model: string): { endpoint: OpenAiEndpoint; body: Record<string, unknown> } | undefined {
+function testRequest(
+  model: string,
+  channelType: number,
+): { endpoint: OpenAiEndpoint; body: Record<string, unknown> } | undefined {
   if (/embedding/i.test(model)) return { endpoint: 'embeddings', body: { model, input: 'hi' } };
   if (/moderation/i.test(model)) return { endpoint: 'moderations', body: { model, input: 'hi' } };
-  if (/dall-e|gpt-image|tts|whisper|transcribe|rerank|^mj_|suno|chirp|kling/i.test(model)) return undefined;
+  // Rerank (Cohere, Jina) and speech on an Azure Speech channel cost a fraction of a chat test.
+  if (/rerank/i.test(model)) return { endpoint: 'rerank', body: { model, query: 'hi', documents: ['hi'] } };
+  if (protocolOf(channelType) === 'azure-speech')
+    return { endpoint: 'audio/speech', body: { model, input: 'hi', voice: 'alloy' } };
+  if (/dall-e|gpt-image|tts|whisper|transcribe|^mj_|suno|chirp|kling/i.test(model)) return undefined;
   return {
     endpoint: 'chat/completions',
     body: { model, messages: [{ role: 'user', content: TEST_PROMPT }] },
@@ -48,52 +67,119 @@ export async function testChannel(
 ): Promise<ChannelTestResult> {
   const model = requestedModel || channel.test_model;
   if (!model) throw new UntestableModelError('Please set a test model first');
-  const req = testRequest(model);
+  const req = testRequest(model, channel.type);
   if (!req)
     throw new UntestableModelError(`Testing ${model} is not supported; pick a chat or embedding model`);
   const mapping = safeJson(channel.model_mapping) as Record<string, string>;
   const mapped = typeof mapping[model] === 'string' ? mapping[model].replace(/^\+/, '') : model;
-  const raw = Buffer.from(JSON.stringify(req.body));
-  const upstream = buildOpenAiRequest({
-    channel: {
-      type: channel.type,
-      baseUrl: channel.base_url,
-      key: (s.secretBox.decrypt(channel.key_sealed).split('\n')[0] ?? '').trim(),
-      other: channel.other,
-      headers: parseModelHeaders(channel.model_headers),
-      paths: customPathsFromPlugin(safeJson(channel.plugin)),
-    },
-    endpoint: req.endpoint,
-    upstreamModel: mapped,
-    body: { kind: 'json', raw, value: req.body },
-  });
+  const plugin = safeJson(channel.plugin);
+  const access: ChannelAccess = {
+    type: channel.type,
+    baseUrl: channel.base_url,
+    key: (s.secretBox.decrypt(channel.key_sealed).split('\n')[0] ?? '').trim(),
+    other: channel.other,
+    headers: parseModelHeaders(channel.model_headers),
+    paths: customPathsFromPlugin(plugin),
+    plugin,
+  };
+  // The same transport the relay would use: a chat test goes out in the channel's own dialect.
+  const entry = transportFor(channel.type);
+  const isChat = req.endpoint === 'chat/completions';
+  const chatErrors = entry?.chat;
+  const parseError: (
+    status: number,
+    raw: Buffer,
+    contentType: string,
+    headers?: UpstreamHeaders,
+  ) => UpstreamError =
+    isChat && chatErrors
+      ? (status, raw, contentType, headers) => {
+          if (status === 401) chatErrors.refused?.(access, s);
+          return chatErrors.parseError(status, raw, contentType, headers);
+        }
+      : (entry?.openAiError ?? parseUpstreamError);
+  let upstream: UpstreamRequest | undefined;
+  let refused: UpstreamError | undefined;
+  try {
+    if (req.endpoint === 'chat/completions' && entry?.chat) {
+      const target = entry.chat.dialect(mapped);
+      upstream = await entry.chat.build(
+        {
+          channel: access,
+          upstreamModel: mapped,
+          body: { kind: 'object', value: translateChatRequest(s, target, req.body, mapped, access) },
+          stream: false,
+          clientHeaders: {},
+        },
+        s,
+      );
+    } else if (
+      req.endpoint !== 'chat/completions' &&
+      entry?.openAi &&
+      servesOpenAiEndpoint(channel.type, req.endpoint)
+    ) {
+      const raw = Buffer.from(JSON.stringify(req.body));
+      upstream = await entry.openAi(
+        {
+          channel: access,
+          endpoint: req.endpoint,
+          upstreamModel: mapped,
+          body: { kind: 'json', raw, value: req.body },
+        },
+        s,
+      );
+    } else {
+      throw new UntestableModelError(
+        `Channels of type ${channel.type} (${protocolOf(channel.type)}) cannot be tested with ${req.endpoint}`,
+      );
+    }
+  } catch (err) {
+    if (
+      err instanceof ChannelConfigError ||
+      err instanceof UnsupportedEndpointError ||
+      err instanceof TranslationError
+    ) {
+      throw new UntestableModelError(err.message);
+    }
+    // The credential exchange failed (Vertex): the channel's failure, judged like a refused call.
+    if (!(err instanceof UpstreamRefused)) throw err;
+    refused = err.error;
+  }
   const started = s.clock.nowMs();
   const o = s.options.current;
   let status = 0;
   let failureBody: Buffer | undefined;
+  let failureHeaders: UpstreamHeaders | undefined;
+  let failureType = '';
   let transport = false;
   let message = '';
-  try {
-    const res = await s.relay.upstream.request({
-      origin: upstream.origin,
-      path: upstream.path,
-      method: upstream.method,
-      headers: upstream.headers,
-      body: upstream.body,
-      headersTimeout: TEST_TIMEOUT_MS,
-      bodyTimeout: TEST_TIMEOUT_MS,
-    });
-    status = res.statusCode;
-    const body = Buffer.from(await res.body.arrayBuffer());
-    if (status >= 400) failureBody = body;
-  } catch (err) {
-    transport = true;
-    message = (err as Error).message;
+  if (upstream && !refused) {
+    try {
+      const res = await s.relay.upstream.request({
+        origin: upstream.origin,
+        path: upstream.path,
+        method: upstream.method,
+        headers: upstream.headers,
+        body: upstream.body,
+        headersTimeout: TEST_TIMEOUT_MS,
+        bodyTimeout: TEST_TIMEOUT_MS,
+      });
+      status = res.statusCode;
+      const body = Buffer.from(await res.body.arrayBuffer());
+      if (status >= 400) {
+        failureBody = body;
+        failureHeaders = res.headers;
+        failureType = String(res.headers['content-type'] ?? '');
+      }
+    } catch (err) {
+      transport = true;
+      message = (err as Error).message;
+    }
   }
   const timeMs = s.clock.nowMs() - started;
   const now = s.clock.nowSeconds();
 
-  if (!transport && status < 400) {
+  if (!transport && !refused && status < 400) {
     const result: ChannelTestResult = { ok: true, model, timeMs, message: '' };
     let nextStatus = channel.status;
     if (channel.status === ChannelStatus.Enabled && shouldDisableForLatency(timeMs, o)) {
@@ -109,9 +195,11 @@ export async function testChannel(
     return result;
   }
 
-  const error = failureBody
-    ? parseUpstreamError(status, failureBody)
-    : { status: 0, message: message || 'unreachable', type: 'upstream_error', code: null, param: null };
+  const error: UpstreamError =
+    refused ??
+    (failureBody
+      ? parseError(status, failureBody, failureType, failureHeaders)
+      : { status: 0, message: message || 'unreachable', type: 'upstream_error', code: null, param: null });
   const decision = decideFailure(
     {
       status: error.status,

@@ -3,13 +3,14 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { bearerKeyFromHeaders } from '../auth/api-keys.js';
 import type { OpenAiEndpoint } from '../providers/openai/request.js';
 import type { Services } from '../services.js';
-import { relayOpenAi, sendRelayError } from './openai-relay.js';
+import { countAnthropicTokens, countGeminiTokens, inboundKey, relayChat } from './chat-relay.js';
+import { errorBodyFor, type InboundDialect } from './dialect-errors.js';
+import { relayOpenAi } from './openai-relay.js';
 import { RelayError, relayErrors } from './relay-error.js';
 import type { RelayCaller } from './token-auth.js';
 
-/** OpenAI endpoints relayed through the full pipeline (JSON bodies, or streamed uploads). */
+/** OpenAI's non-chat endpoints, relayed through the full pipeline (JSON bodies, or streamed uploads). */
 const JSON_ENDPOINTS: readonly OpenAiEndpoint[] = [
-  'chat/completions',
   'completions',
   'embeddings',
   'moderations',
@@ -36,6 +37,13 @@ function visibleModels(s: Services, caller: RelayCaller): string[] {
   const all = s.relay.tables.routing.models(caller.group.symbol).filter((m) => !m.endsWith('*'));
   const allowed = caller.allowedModels;
   return (allowed ? all.filter((m) => allowed.has(m)) : all).sort();
+}
+
+/** The model list in the shape of Anthropic's `GET /v1/models`. */
+function anthropicModelList(ids: string[]) {
+  const createdAt = new Date(MODEL_CREATED * 1000).toISOString();
+  const data = ids.map((id) => ({ type: 'model', id, display_name: id, created_at: createdAt }));
+  return { data, has_more: false, first_id: ids[0] ?? null, last_id: ids.at(-1) ?? null };
 }
 
 async function callerOf(s: Services, req: FastifyRequest): Promise<RelayCaller> {
@@ -76,9 +84,37 @@ async function usage(s: Services, req: FastifyRequest) {
   return { object: 'list', total_usage: Math.round(amount * 100 * 100) / 100 };
 }
 
+/** The dialect a relay route answers errors in (route config), OpenAI's by default. */
+function dialectOf(req: FastifyRequest): InboundDialect {
+  const config = req.routeOptions?.config as { dialect?: InboundDialect } | undefined;
+  return config?.dialect ?? 'openai';
+}
+
+function sendRelayError(reply: FastifyReply, err: RelayError) {
+  return reply.status(err.status).send(errorBodyFor(dialectOf(reply.request), err, String(reply.request.id)));
+}
+
+/** `gemini-2.5-flash:streamGenerateContent` -> model and action. */
+function geminiTarget(modelAction: string): { model: string; action: string } {
+  const colon = modelAction.lastIndexOf(':');
+  const action = colon === -1 ? '' : modelAction.slice(colon + 1);
+  if (action !== 'generateContent' && action !== 'streamGenerateContent' && action !== 'countTokens') {
+    throw new RelayError(
+      404,
+      'invalid_request_error',
+      'not_found',
+      'Only models/{model}:generateContent, :streamGenerateContent and :countTokens are served',
+    );
+  }
+  // The router has already percent-decoded the path.
+  const model = modelAction.slice(0, colon);
+  return { model: model.replace(/^models\//, ''), action };
+}
+
 /**
- * The relay API (/v1 and the billing views) in its own plugin: request bodies stay raw bytes so
- * they can pass through unchanged, and every error answers in OpenAI's shape.
+ * The relay API (/v1, the Anthropic and Gemini native paths, the billing views) in its own
+ * plugin: request bodies stay raw bytes so they can pass through unchanged, and every error
+ * answers in the shape of the API the route belongs to.
  */
 export async function registerRelayRoutes(app: FastifyInstance, s: Services): Promise<void> {
   await app.register(async (relay) => {
@@ -127,6 +163,33 @@ export async function registerRelayRoutes(app: FastifyInstance, s: Services): Pr
       );
     });
 
+    relay.post('/v1/chat/completions', (req, reply) => relayChat(s, 'openai', req, reply));
+    relay.post('/v1/responses', { config: { dialect: 'responses' } }, (req, reply) =>
+      relayChat(s, 'responses', req, reply),
+    );
+    for (const prefix of ['', '/claude']) {
+      relay.post(`${prefix}/v1/messages`, { config: { dialect: 'anthropic' } }, (req, reply) =>
+        relayChat(s, 'anthropic', req, reply),
+      );
+      relay.post(`${prefix}/v1/messages/count_tokens`, { config: { dialect: 'anthropic' } }, (req) =>
+        countAnthropicTokens(s, req),
+      );
+    }
+    const gemini = (
+      req: FastifyRequest<{ Params: { '*': string }; Querystring: { alt?: string } }>,
+      reply: FastifyReply,
+    ) => {
+      const { model, action } = geminiTarget(req.params['*']);
+      if (action === 'countTokens') return countGeminiTokens(s, req, model);
+      return relayChat(s, 'gemini', req, reply, {
+        model,
+        stream: action === 'streamGenerateContent',
+        sse: req.query.alt === 'sse',
+      });
+    };
+    relay.post('/gemini/:version/models/*', { config: { dialect: 'gemini' } }, gemini);
+    relay.post('/v1beta/models/*', { config: { dialect: 'gemini' } }, gemini);
+
     for (const endpoint of JSON_ENDPOINTS) {
       relay.post(`/v1/${endpoint}`, (req: FastifyRequest, reply: FastifyReply) =>
         relayOpenAi(s, endpoint, req, reply),
@@ -135,8 +198,29 @@ export async function registerRelayRoutes(app: FastifyInstance, s: Services): Pr
 
     relay.get('/v1/models', async (req) => {
       const caller = await callerOf(s, req);
+      // Anthropic's SDKs (Claude Code among them) always send anthropic-version.
+      if (req.headers['anthropic-version'] !== undefined) return anthropicModelList(visibleModels(s, caller));
       return { object: 'list', data: visibleModels(s, caller).map((id) => modelObject(s, id)) };
     });
+    relay.get('/claude/v1/models', { config: { dialect: 'anthropic' } }, async (req) =>
+      anthropicModelList(visibleModels(s, await callerOf(s, req))),
+    );
+    const geminiModels = async (req: FastifyRequest) => {
+      const caller = await s.relay.auth.authenticate(
+        inboundKey('gemini', req),
+        req.ip,
+        s.relay.tables.groups,
+      );
+      return {
+        models: visibleModels(s, caller).map((id) => ({
+          name: `models/${id}`,
+          displayName: id,
+          supportedGenerationMethods: ['generateContent', 'streamGenerateContent'],
+        })),
+      };
+    };
+    relay.get('/gemini/:version/models', { config: { dialect: 'gemini' } }, geminiModels);
+    relay.get('/v1beta/models', { config: { dialect: 'gemini' } }, geminiModels);
     relay.get<{ Params: { id: string } }>('/v1/models/:id', async (req) => {
       const caller = await callerOf(s, req);
       const id = req.params.id;

@@ -2,6 +2,8 @@ import type { Dispatcher } from 'undici';
 import type { Ledger } from '../billing/ledger.js';
 import type { TokenBucket } from '../cache/token-bucket.js';
 import type { TokenCounter } from '../providers/token-counter.js';
+import type { VertexTokenCache } from '../providers/vertex/access-token.js';
+import type { ZhipuTokenCache } from '../providers/zhipu/token.js';
 import type { ChannelTestRun } from './channel-tester.js';
 import type { RelayTables } from './relay-tables.js';
 import type { ChannelHealth } from './routing/channel-health.js';
@@ -23,4 +25,8 @@ export interface RelayServices {
   pending: Set<Promise<unknown>>;
   /** The background "test all channels" run (one at a time per process). */
   testRun: ChannelTestRun;
+  /** Vertex AI access tokens per service account (exchanged once, refreshed before expiry). */
+  vertexTokens: VertexTokenCache;
+  /** Zhipu signed tokens per key. */
+  zhipuTokens: ZhipuTokenCache;
 }

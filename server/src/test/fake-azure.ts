@@ -20,7 +20,14 @@ export interface RecordedAzureRequest {
 }
 
 export type AzureScenario =
-  | { kind: 'ok'; content?: string; promptTokens?: number; cachedTokens?: number }
+  | {
+      kind: 'ok';
+      content?: string;
+      promptTokens?: number;
+      cachedTokens?: number;
+      /** Function calls after the content; each call's arguments arrive in two fragments. */
+      toolCalls?: { name: string; arguments: string }[];
+    }
   | { kind: 'contentFilter' }
   | { kind: 'rateLimited' };
 
@@ -61,8 +68,15 @@ export async function startFakeAzure(options: FakeAzureOptions): Promise<FakeAzu
   let counter = 0;
 
   function chat(res: ServerResponse, rec: RecordedAzureRequest, s: AzureScenario & { kind: 'ok' }) {
-    const content = s.content ?? 'Hello from the fake Azure resource.';
-    const words = content.split(/(?<=\s)/);
+    const calls = s.toolCalls ?? [];
+    const content = s.content ?? (calls.length ? '' : 'Hello from the fake Azure resource.');
+    const words = content ? content.split(/(?<=\s)/) : [];
+    const finish = calls.length ? 'tool_calls' : 'stop';
+    const toolCalls = calls.map((c, i) => ({
+      id: `call_azure${counter}_${i}`,
+      type: 'function',
+      function: { name: c.name, arguments: c.arguments },
+    }));
     const prompt = s.promptTokens ?? 12;
     const usage = {
       prompt_tokens: prompt,
@@ -85,8 +99,12 @@ export async function startFakeAzure(options: FakeAzureOptions): Promise<FakeAzu
         choices: [
           {
             index: 0,
-            finish_reason: 'stop',
-            message: { role: 'assistant', content },
+            finish_reason: finish,
+            message: {
+              role: 'assistant',
+              content: content || null,
+              ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
+            },
             content_filter_results: FILTER_OK,
           },
         ],
@@ -115,7 +133,41 @@ export async function startFakeAzure(options: FakeAzureOptions): Promise<FakeAzu
           { index: 0, delta: { content: w }, finish_reason: null, content_filter_results: FILTER_OK },
         ],
       });
-    event({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] });
+    toolCalls.forEach((call, index) => {
+      const args = call.function.arguments;
+      const half = Math.floor(args.length / 2);
+      event({
+        ...base,
+        choices: [
+          {
+            index: 0,
+            delta: {
+              tool_calls: [
+                {
+                  index,
+                  id: call.id,
+                  type: 'function',
+                  function: { name: call.function.name, arguments: '' },
+                },
+              ],
+            },
+            finish_reason: null,
+          },
+        ],
+      });
+      for (const part of [args.slice(0, half), args.slice(half)])
+        event({
+          ...base,
+          choices: [
+            {
+              index: 0,
+              delta: { tool_calls: [{ index, function: { arguments: part } }] },
+              finish_reason: null,
+            },
+          ],
+        });
+    });
+    event({ ...base, choices: [{ index: 0, delta: {}, finish_reason: finish }] });
     const opts = rec.json?.stream_options as { include_usage?: boolean } | undefined;
     if (opts?.include_usage) event({ ...base, choices: [], usage });
     res.end('data: [DONE]\n\n');

@@ -120,8 +120,9 @@ export async function startFakeVertex(options: FakeVertexOptions): Promise<FakeV
   }
 
   function gemini(rec: RecordedVertexRequest, res: ServerResponse, s: VertexScenario & { kind: 'ok' }) {
-    const text = s.content ?? 'Hello from the fake Vertex Gemini.';
-    const words = text.split(/(?<=\s)/);
+    const calls = (s.toolCalls ?? []).map((c) => ({ functionCall: { name: c.name, args: c.input } }));
+    const text = s.content ?? (calls.length ? '' : 'Hello from the fake Vertex Gemini.');
+    const words = text ? text.split(/(?<=\s)/) : [];
     const usageMetadata = {
       promptTokenCount: s.promptTokens ?? 8,
       candidatesTokenCount: words.length,
@@ -135,7 +136,12 @@ export async function startFakeVertex(options: FakeVertexOptions): Promise<FakeV
     };
     if (rec.action === 'generateContent') {
       return json(res, {
-        candidates: [{ content: { role: 'model', parts: [{ text }] }, finishReason: 'STOP' }],
+        candidates: [
+          {
+            content: { role: 'model', parts: [...(text ? [{ text }] : []), ...calls] },
+            finishReason: 'STOP',
+          },
+        ],
         usageMetadata,
         ...base,
       });
@@ -144,12 +150,13 @@ export async function startFakeVertex(options: FakeVertexOptions): Promise<FakeV
     if (rec.query !== 'alt=sse')
       return googleError(res, 400, 'INVALID_ARGUMENT', 'the fake streams with alt=sse only');
     res.writeHead(200, { 'content-type': 'text/event-stream' });
-    words.forEach((w, i) => {
-      const last = i === words.length - 1;
+    // Gemini sends function calls whole, in the chunk after the text.
+    const chunks: Record<string, unknown>[][] = words.map((w) => [{ text: w }]);
+    if (calls.length) chunks.push(calls);
+    chunks.forEach((parts, i) => {
+      const last = i === chunks.length - 1;
       const payload = {
-        candidates: [
-          { content: { role: 'model', parts: [{ text: w }] }, ...(last ? { finishReason: 'STOP' } : {}) },
-        ],
+        candidates: [{ content: { role: 'model', parts }, ...(last ? { finishReason: 'STOP' } : {}) }],
         ...(last ? { usageMetadata } : {}),
         ...base,
       };

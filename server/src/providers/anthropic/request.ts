@@ -1,6 +1,7 @@
 import { providerById } from '@switchyard/domain';
 import { type JsonMemberEdits, scanJsonObject, spliceJsonObject } from '../json-splice.js';
 import { ChannelConfigError, type OpenAiChannel, type UpstreamRequest } from '../openai/request.js';
+import { withChannelHeaders } from '../upstream-headers.js';
 
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
 /** Sent when the client named none: the version every current Messages API feature is under. */
@@ -28,19 +29,6 @@ export interface AnthropicRequestInput {
   clientVersion?: string;
   clientBeta?: string;
 }
-
-const RESERVED_HEADERS: ReadonlySet<string> = new Set([
-  'host',
-  'content-length',
-  'content-type',
-  'transfer-encoding',
-  'connection',
-  'keep-alive',
-  'upgrade',
-  'te',
-  'expect',
-  'accept-encoding',
-]);
 
 /** The API root (`.../v1`); a base URL that already ends in `/v1` is taken as it is. */
 function apiRoot(channel: AnthropicChannel): URL {
@@ -83,13 +71,7 @@ function buildHeaders(input: AnthropicRequestInput, body: Buffer | undefined): R
     headers['content-type'] = 'application/json';
     headers['content-length'] = String(body.length);
   }
-  for (const [rawName, value] of Object.entries(channel.headers ?? {})) {
-    const name = rawName.toLowerCase();
-    if (RESERVED_HEADERS.has(name)) continue;
-    if (channel.key && (name === 'x-api-key' || name === 'authorization')) continue;
-    headers[name] = value;
-  }
-  return headers;
+  return withChannelHeaders(headers, channel.headers, channel.key !== '', ['x-api-key', 'authorization']);
 }
 
 /**

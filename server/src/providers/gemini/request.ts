@@ -1,5 +1,6 @@
 import { providerById } from '@switchyard/domain';
 import { ChannelConfigError, type OpenAiChannel, type UpstreamRequest } from '../openai/request.js';
+import { withChannelHeaders } from '../upstream-headers.js';
 
 export const GEMINI_DEFAULT_BASE_URL = 'https://generativelanguage.googleapis.com';
 export const GEMINI_DEFAULT_API_VERSION = 'v1beta';
@@ -31,19 +32,6 @@ export interface GeminiRequestInput {
   upstreamModel: string;
   body: GeminiBody;
 }
-
-const RESERVED_HEADERS: ReadonlySet<string> = new Set([
-  'host',
-  'content-length',
-  'content-type',
-  'transfer-encoding',
-  'connection',
-  'keep-alive',
-  'upgrade',
-  'te',
-  'expect',
-  'accept-encoding',
-]);
 
 const VERSION_SEGMENT = /\/v\d+(?:alpha|beta)?\d*$/;
 
@@ -79,14 +67,10 @@ function buildHeaders(channel: GeminiChannel, body: Buffer | undefined): Record<
     headers['content-type'] = 'application/json';
     headers['content-length'] = String(body.length);
   }
-  for (const [rawName, value] of Object.entries(channel.headers ?? {})) {
-    const name = rawName.toLowerCase();
-    if (RESERVED_HEADERS.has(name)) continue;
-    // The channel key is the credential while there is one (see openai/request.ts buildHeaders).
-    if (channel.key && (name === 'x-goog-api-key' || name === 'authorization')) continue;
-    headers[name] = value;
-  }
-  return headers;
+  return withChannelHeaders(headers, channel.headers, channel.key !== '', [
+    'x-goog-api-key',
+    'authorization',
+  ]);
 }
 
 function bodyBytes(body: GeminiBody): { bytes: Buffer; rewritten: boolean } | null {

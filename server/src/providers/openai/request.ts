@@ -1,6 +1,7 @@
 import { pipeline, type Readable } from 'node:stream';
 import { openAiCompatibleRoot, providerById } from '@switchyard/domain';
 import { type JsonMemberEdits, scanJsonObject, spliceJsonObject } from '../json-splice.js';
+import { withChannelHeaders } from '../upstream-headers.js';
 import { multipartBoundary, multipartFieldTransform, rewriteMultipartField } from './multipart-field.js';
 
 export const OPENAI_ENDPOINTS = [
@@ -39,6 +40,21 @@ const USAGE_OPTION_ENDPOINTS: ReadonlySet<OpenAiEndpoint> = new Set(['chat/compl
  * send usage on their own, which the stream meter picks up.
  */
 export const INCLUDE_USAGE_CHANNEL_TYPES: ReadonlySet<number> = new Set([1, 3, 15, 17, 20, 28, 55]);
+
+/**
+ * Channel types that take `max_completion_tokens` for every chat model (OpenAI itself; its
+ * reasoning models refuse `max_tokens`). A body the gateway builds for them (translated from
+ * another dialect) carries the limit there; other vendors keep the older `max_tokens`.
+ */
+export const MAX_COMPLETION_TOKENS_CHANNEL_TYPES: ReadonlySet<number> = new Set([1]);
+
+/**
+ * Channel types that take OpenAI's `reasoning_effort` (OpenAI, Azure, Azure v1, OpenRouter, GitHub
+ * Models, xAI, and Custom, usually another OpenAI-style gateway). A body the gateway translates
+ * for other vendors leaves it out: strict ones (Mistral) refuse unknown fields, and others (Groq)
+ * refuse it for models that do not reason.
+ */
+export const REASONING_EFFORT_CHANNEL_TYPES: ReadonlySet<number> = new Set([1, 3, 8, 20, 49, 55, 56]);
 
 /** Relay modes of the Custom channel's `plugin.customize` map (reference §7) -> endpoint. */
 const CUSTOM_PATH_MODES: Readonly<Record<string, OpenAiEndpoint>> = {
@@ -227,27 +243,7 @@ function azureDefaultVersion(): string {
   return providerById(AZURE_TYPE)?.otherDefault ?? AZURE_DEFAULT_API_VERSION;
 }
 
-/** Hop-by-hop and framing headers are ours to set; `model_headers` may never replace them. */
-const RESERVED_HEADERS: ReadonlySet<string> = new Set([
-  'host',
-  'content-length',
-  'content-type',
-  'transfer-encoding',
-  'connection',
-  'keep-alive',
-  'upgrade',
-  'te',
-  'expect',
-  'accept-encoding',
-]);
-
-/**
- * Headers for the upstream. Credentials come from the channel key: with a key, `model_headers`
- * cannot replace `authorization` / `api-key` (a header that silently swapped the credentials would
- * make key rotation, auto-disable and the channel test lie about which key is used). With an empty
- * key the gateway sends no credentials, so `model_headers` may supply them (e.g. a Basic scheme for
- * a self-hosted server behind a proxy).
- */
+/** Headers for the upstream: the key as a Bearer token (Azure: `api-key`), then `model_headers`. */
 function buildHeaders(
   channel: OpenAiChannel,
   key: string,
@@ -260,13 +256,7 @@ function buildHeaders(
   if (key) headers[authHeader] = channel.type === AZURE_TYPE ? key : `Bearer ${key}`;
   if (contentType) headers['content-type'] = contentType;
   if (contentLength !== undefined) headers['content-length'] = String(contentLength);
-  for (const [rawName, value] of Object.entries(channel.headers ?? {})) {
-    const name = rawName.toLowerCase();
-    if (RESERVED_HEADERS.has(name)) continue;
-    if (key && (name === 'authorization' || name === 'api-key')) continue;
-    headers[name] = value;
-  }
-  return headers;
+  return withChannelHeaders(headers, channel.headers, key !== '', ['authorization', 'api-key']);
 }
 
 interface JsonBodyPlan {

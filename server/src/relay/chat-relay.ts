@@ -1,0 +1,471 @@
+import { providerById } from '@switchyard/domain';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { type BearerKey, bearerKeyFromHeaders, parseBearerKey } from '../auth/api-keys.js';
+import {
+  ChannelConfigError,
+  channelSupportsIncludeUsage,
+  MAX_COMPLETION_TOKENS_CHANNEL_TYPES,
+  type OpenAiChannel,
+  REASONING_EFFORT_CHANNEL_TYPES,
+  UnsupportedEndpointError,
+} from '../providers/openai/request.js';
+import { countChatRequest } from '../providers/token-counter.js';
+import {
+  AnthropicToOpenAiStream,
+  anthropicToOpenAiRequest,
+  anthropicToOpenAiResponse,
+  OpenAiToAnthropicStream,
+  openAiToAnthropicRequest,
+  openAiToAnthropicResponse,
+} from '../providers/translate/openai-anthropic.js';
+import {
+  GeminiToOpenAiStream,
+  geminiToOpenAiRequest,
+  geminiToOpenAiResponse,
+  OpenAiToGeminiStream,
+  openAiToGeminiRequest,
+  openAiToGeminiResponse,
+} from '../providers/translate/openai-gemini.js';
+import { chatToResponsesResponse, responsesToChatRequest } from '../providers/translate/responses-chat.js';
+import { ChatToResponsesStream } from '../providers/translate/responses-chat-stream.js';
+import type { StreamTranslator } from '../providers/translate/stream-translator.js';
+import { TranslationError } from '../providers/translate/translation-error.js';
+import type { Services } from '../services.js';
+import {
+  type ChannelAccess,
+  ChannelUnusable,
+  type ChatDialect,
+  type ChatTransport,
+  protocolOf,
+  transportFor,
+} from './channel-transports.js';
+import type { InboundDialect } from './dialect-errors.js';
+import { parseJsonBody } from './relay-body.js';
+import { RelayError, relayErrors } from './relay-error.js';
+import {
+  type Exchange,
+  numberField,
+  type RelayCall,
+  type ReplyContext,
+  type ReplyStream,
+  relayEventStream,
+  relayJsonReply,
+  runRelay,
+} from './relay-pipeline.js';
+import {
+  clientWantsUsage,
+  GeminiArrayFraming,
+  passthroughFor,
+  reframed,
+  translatedStream,
+} from './reply-streams.js';
+
+type Json = Record<string, unknown>;
+
+// Chat-shaped requests in any inbound dialect (OpenAI chat, Anthropic Messages, Gemini
+// generateContent, OpenAI Responses) to a channel of any chat protocol. Same dialect on both sides:
+// the client's bytes go out unchanged but for the model name, and the reply comes back unchanged.
+// Different: the request, the reply and the stream are translated through OpenAI chat, the pivot
+// every translator speaks. Billing reads the upstream's usage, normalised, either way.
+
+/** How the route was called, beyond the body: Gemini puts the model and the action in the URL. */
+export interface ChatRoute {
+  model?: string;
+  stream?: boolean;
+  /** Gemini streams: the client asked for SSE (`alt=sse`) rather than one JSON array. */
+  sse?: boolean;
+}
+
+function header(req: FastifyRequest, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** The key of a request in the places each dialect's SDKs put it. */
+export function inboundKey(dialect: InboundDialect, req: FastifyRequest): BearerKey | null {
+  if (dialect === 'gemini') {
+    const query = (req.query ?? {}) as Record<string, unknown>;
+    return (
+      parseBearerKey(header(req, 'x-goog-api-key')) ??
+      parseBearerKey(typeof query.key === 'string' ? query.key : undefined) ??
+      bearerKeyFromHeaders(req.headers)
+    );
+  }
+  return bearerKeyFromHeaders(req.headers);
+}
+
+/** The one-hub switches for the native Claude and Gemini endpoints (reference §3.1). */
+function checkEnabled(s: Services, dialect: InboundDialect): void {
+  const o = s.options.current;
+  if (dialect === 'anthropic' && !o.ClaudeAPIEnabled) {
+    throw new RelayError(
+      403,
+      'permission_error',
+      'api_not_supported',
+      'The Anthropic Messages API is turned off',
+    );
+  }
+  if (dialect === 'gemini' && !o.GeminiAPIEnabled) {
+    throw new RelayError(403, 'permission_error', 'api_not_supported', 'The Gemini API is turned off');
+  }
+}
+
+function translating<T>(work: () => T): T {
+  try {
+    return work();
+  } catch (err) {
+    if (err instanceof TranslationError) throw relayErrors.badRequest(err.message);
+    throw err;
+  }
+}
+
+/** The client's body as an OpenAI chat body: what is counted, and what other protocols are built from. */
+function toPivot(dialect: InboundDialect, value: Json, model: string, stream: boolean): Json {
+  return translating(() => {
+    switch (dialect) {
+      case 'anthropic':
+        return anthropicToOpenAiRequest(value, { model }) as unknown as Json;
+      case 'gemini':
+        return geminiToOpenAiRequest(value, { model, stream }) as unknown as Json;
+      case 'responses':
+        return responsesToChatRequest(value, { model }) as unknown as Json;
+      default:
+        return value;
+    }
+  });
+}
+
+function modelOf(dialect: InboundDialect, value: Json, route: ChatRoute): string {
+  const model = dialect === 'gemini' ? route.model : value.model;
+  if (typeof model !== 'string' || model.trim() === '')
+    throw relayErrors.badRequest('model is required', 'model');
+  return model;
+}
+
+/** The pivot's stream translator from the upstream's dialect, or none when the upstream speaks OpenAI. */
+function fromUpstream(
+  target: ChatDialect,
+  model: string,
+  includeUsage: boolean,
+): StreamTranslator | undefined {
+  if (target === 'anthropic') return new AnthropicToOpenAiStream({ model, includeUsage });
+  if (target === 'gemini') return new GeminiToOpenAiStream({ model, includeUsage });
+  return undefined;
+}
+
+/** The stream translator into the client's dialect, or none when the client speaks OpenAI chat. */
+function toClient(
+  dialect: InboundDialect,
+  model: string,
+  value: Json,
+  promptTokens: number,
+): StreamTranslator | undefined {
+  if (dialect === 'anthropic')
+    return new OpenAiToAnthropicStream({ model, estimatedInputTokens: promptTokens });
+  if (dialect === 'gemini') return new OpenAiToGeminiStream({ model });
+  if (dialect === 'responses') return new ChatToResponsesStream({ model, request: value });
+  return undefined;
+}
+
+/** A reply body of the upstream's dialect as the client's, through the pivot. */
+function translateReply(
+  target: ChatDialect,
+  dialect: InboundDialect,
+  raw: Buffer,
+  model: string,
+  value: Json,
+): Buffer {
+  let upstream: unknown;
+  try {
+    upstream = JSON.parse(raw.toString('utf8'));
+  } catch {
+    throw new RelayError(
+      502,
+      'upstream_error',
+      'upstream_bad_reply',
+      'The upstream answered with invalid JSON',
+    );
+  }
+  const u = (upstream ?? {}) as Json;
+  const pivot: Json =
+    target === 'anthropic'
+      ? (anthropicToOpenAiResponse(u, { model }) as unknown as Json)
+      : target === 'gemini'
+        ? (geminiToOpenAiResponse(u, { model }) as unknown as Json)
+        : u;
+  let out: unknown = pivot;
+  if (dialect === 'anthropic') out = openAiToAnthropicResponse(pivot, { model });
+  else if (dialect === 'gemini') out = openAiToGeminiResponse(pivot, { model });
+  else if (dialect === 'responses') out = chatToResponsesResponse(pivot, value, { model });
+  return Buffer.from(JSON.stringify(out));
+}
+
+function readUpstreamJson(read: () => Buffer): Buffer {
+  try {
+    return read();
+  } catch {
+    throw new RelayError(
+      502,
+      'upstream_error',
+      'upstream_bad_reply',
+      'The upstream answered with invalid JSON',
+    );
+  }
+}
+
+interface Inbound {
+  dialect: InboundDialect;
+  route: ChatRoute;
+  raw: Buffer;
+  value: Json;
+  model: string;
+  stream: boolean;
+  pivot: Json;
+  clientHeaders: Record<string, string | undefined>;
+}
+
+function streamFor(
+  inb: Inbound,
+  transport: ChatTransport,
+  target: ChatDialect,
+  passthrough: boolean,
+  promptTokens: number,
+): ReplyStream {
+  let stream: ReplyStream;
+  if (passthrough) {
+    stream = passthroughFor(inb.dialect, inb.value);
+  } else {
+    const usageChunk = inb.dialect === 'openai' ? clientWantsUsage(inb.value) : true;
+    const first = fromUpstream(target, inb.model, usageChunk);
+    const last = toClient(inb.dialect, inb.model, inb.value, promptTokens);
+    const chain = [first, last].filter((t): t is StreamTranslator => t !== undefined);
+    if (!chain[0]) throw new Error('a translated stream needs a translator');
+    stream = translatedStream(chain[0], chain[1]);
+  }
+  if (transport.reframe) stream = reframed(stream, transport.reframe(inb.model));
+  return inb.dialect === 'gemini' && !inb.route.sse ? new GeminiArrayFraming(stream) : stream;
+}
+
+function relayReply(
+  ctx: ReplyContext,
+  inb: Inbound,
+  transport: ChatTransport,
+  target: ChatDialect,
+  passthrough: boolean,
+) {
+  if (inb.stream) {
+    const framedAsArray = inb.dialect === 'gemini' && !inb.route.sse;
+    return relayEventStream(
+      ctx,
+      streamFor(inb, transport, target, passthrough, ctx.promptTokens),
+      framedAsArray ? 'application/json; charset=utf-8' : undefined,
+    );
+  }
+  return relayJsonReply(ctx, (raw) => {
+    // A vendor whose replies are not in its dialect (Cohere) is read into it first.
+    const own = transport.toDialectJson
+      ? readUpstreamJson(() => transport.toDialectJson!(raw, inb.model))
+      : raw;
+    const keepsBytes = passthrough && own === raw;
+    return {
+      body: passthrough ? own : translateReply(target, inb.dialect, own, inb.model, inb.value),
+      contentType: keepsBytes
+        ? String(ctx.response.headers['content-type'] ?? 'application/json')
+        : 'application/json',
+      usage: transport.jsonUsage(raw),
+      text: () => transport.jsonText(raw),
+    };
+  });
+}
+
+/** Whether the catalog says this channel type serves the Responses API itself. */
+function servesResponses(channelType: number): boolean {
+  return providerById(channelType)?.nativeResponses === true;
+}
+
+/**
+ * An OpenAI chat body (the pivot) as a body of the channel's dialect for `model`. The Claude
+ * options supply max_tokens when the client set none and the thinking budget share.
+ */
+export function translateChatRequest(
+  s: Services,
+  target: ChatDialect,
+  pivot: Json,
+  model: string,
+  channel: OpenAiChannel,
+): Json {
+  if (target === 'anthropic') {
+    const o = s.options.current;
+    return translating(
+      () =>
+        openAiToAnthropicRequest(pivot, {
+          model,
+          defaultMaxTokens: o.ClaudeDefaultMaxTokens,
+          thinkingShare: o.ClaudeBudgetTokensPercentage,
+        }) as unknown as Json,
+    );
+  }
+  if (target === 'gemini')
+    return translating(() => openAiToGeminiRequest(pivot, { model }) as unknown as Json);
+  const body: Json = { ...pivot, model };
+  if (!channelSupportsIncludeUsage(channel)) delete body.stream_options;
+  if (!REASONING_EFFORT_CHANNEL_TYPES.has(channel.type)) delete body.reasoning_effort;
+  if (MAX_COMPLETION_TOKENS_CHANNEL_TYPES.has(channel.type) && body.max_tokens !== undefined) {
+    body.max_completion_tokens ??= body.max_tokens;
+    delete body.max_tokens;
+  }
+  return body;
+}
+
+/** The transport's error reader; a refused credential also drops what the transport cached for it. */
+function readErrors(s: Services, transport: ChatTransport, channel: ChannelAccess): Exchange['parseError'] {
+  return (status, raw, contentType, headers) => {
+    if (status === 401) transport.refused?.(channel, s);
+    return transport.parseError(status, raw, contentType, headers);
+  };
+}
+
+async function prepare(
+  s: Services,
+  inb: Inbound,
+  selection: ReplyContext['selection'],
+  channel: Parameters<RelayCall['prepare']>[1],
+): Promise<Exchange> {
+  const entry = transportFor(channel.type);
+  const transport = entry?.chat;
+  if (!entry || !transport) {
+    throw new ChannelUnusable(
+      `channel type ${channel.type} (${protocolOf(channel.type)}) does not serve chat requests`,
+    );
+  }
+  const model = selection.upstreamModel;
+  const target = transport.dialect(model);
+  try {
+    if (inb.dialect === 'responses' && target === 'openai' && entry.openAi && servesResponses(channel.type)) {
+      const request = await entry.openAi(
+        {
+          channel,
+          endpoint: 'responses',
+          upstreamModel: model,
+          body: { kind: 'json', raw: inb.raw, value: inb.value },
+        },
+        s,
+      );
+      return {
+        request,
+        parseError: readErrors(s, transport, channel),
+        relay: (ctx) => relayReply(ctx, inb, transport, target, true),
+      };
+    }
+    const passthrough = inb.dialect === target;
+    const body = passthrough ? inb.value : translateChatRequest(s, target, inb.pivot, model, channel);
+    const request = await transport.build(
+      {
+        channel,
+        upstreamModel: model,
+        body: passthrough
+          ? { kind: 'json', raw: inb.raw, value: inb.value }
+          : { kind: 'object', value: body },
+        stream: inb.stream,
+        clientHeaders: passthrough ? inb.clientHeaders : {},
+      },
+      s,
+    );
+    return {
+      request,
+      parseError: readErrors(s, transport, channel),
+      relay: (ctx) => relayReply(ctx, inb, transport, target, passthrough),
+    };
+  } catch (err) {
+    if (err instanceof UnsupportedEndpointError || err instanceof ChannelConfigError) {
+      throw new ChannelUnusable(err.message);
+    }
+    throw err;
+  }
+}
+
+function readInbound(dialect: InboundDialect, req: FastifyRequest, route: ChatRoute): Inbound {
+  const { raw, value } = parseJsonBody(req.body);
+  const model = modelOf(dialect, value, route);
+  const stream = dialect === 'gemini' ? route.stream === true : value.stream === true;
+  return {
+    dialect,
+    route,
+    raw,
+    value,
+    model,
+    stream,
+    pivot: toPivot(dialect, value, model, stream),
+    clientHeaders: {
+      'anthropic-version': header(req, 'anthropic-version'),
+      'anthropic-beta': header(req, 'anthropic-beta'),
+    },
+  };
+}
+
+/** One chat-shaped request through the pipeline. */
+export async function relayChat(
+  s: Services,
+  dialect: InboundDialect,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  route: ChatRoute = {},
+) {
+  checkEnabled(s, dialect);
+  return runRelay(s, inboundKey(dialect, req), req, reply, async () => {
+    const inb = readInbound(dialect, req, route);
+    const call: RelayCall = {
+      model: inb.model,
+      maxTokens: numberField(inb.pivot, 'max_tokens', 'max_completion_tokens'),
+      n: numberField(inb.pivot, 'n'),
+      needsTools: Array.isArray(inb.pivot.tools) && inb.pivot.tools.length > 0,
+      retryable: true,
+      isStream: inb.stream,
+      estimateOutput: true,
+      countPrompt: async () => countChatRequest(await s.relay.counter.tokenizer(inb.model), inb.pivot),
+      unservedBy: (type) =>
+        transportFor(type)?.chat
+          ? undefined
+          : `No channel for ${inb.model} can serve chat requests (channel type ${type} speaks ${protocolOf(type)})`,
+      prepare: (selection, channel) => prepare(s, inb, selection, channel),
+    };
+    return call;
+  });
+}
+
+/**
+ * Counts a prompt for a count-tokens endpoint: the key and the model allow-list are checked as for
+ * a real call (before the body is read), then nothing is sent upstream and nothing is billed.
+ */
+async function countPromptOnly(
+  s: Services,
+  dialect: InboundDialect,
+  req: FastifyRequest,
+  read: () => { value: Json; model: string },
+): Promise<number> {
+  checkEnabled(s, dialect);
+  const caller = await s.relay.auth.authenticate(inboundKey(dialect, req), req.ip, s.relay.tables.groups);
+  const { value, model } = read();
+  if (caller.allowedModels && !caller.allowedModels.has(model)) throw relayErrors.modelNotAllowed(model);
+  const pivot = toPivot(dialect, value, model, false);
+  return countChatRequest(await s.relay.counter.tokenizer(model), pivot);
+}
+
+/** Anthropic's `POST /v1/messages/count_tokens`, counted by the gateway's tokenizer for the model. */
+export async function countAnthropicTokens(s: Services, req: FastifyRequest) {
+  const inputTokens = await countPromptOnly(s, 'anthropic', req, () => {
+    const { value } = parseJsonBody(req.body);
+    return { value, model: modelOf('anthropic', value, {}) };
+  });
+  return { input_tokens: inputTokens };
+}
+
+/** Gemini's `models/{model}:countTokens` (its `generateContentRequest` wrapper understood too). */
+export async function countGeminiTokens(s: Services, req: FastifyRequest, model: string) {
+  const totalTokens = await countPromptOnly(s, 'gemini', req, () => {
+    const { value } = parseJsonBody(req.body);
+    const wrapped = value.generateContentRequest ?? value.generate_content_request;
+    return { value: typeof wrapped === 'object' && wrapped !== null ? (wrapped as Json) : value, model };
+  });
+  return { totalTokens };
+}

@@ -1,0 +1,553 @@
+import type { ServerResponse } from 'node:http';
+import { LogType } from '@switchyard/domain';
+import type { FastifyBaseLogger, FastifyReply } from 'fastify';
+import type { Dispatcher } from 'undici';
+import type { BearerKey } from '../auth/api-keys.js';
+import type { Reservation } from '../billing/ledger.js';
+import type { ModelPrice } from '../billing/price-book.js';
+import { breakdownMetadata, computeQuota, reserveAmount } from '../billing/quota-math.js';
+import { emptyUsage, type Usage } from '../billing/usage.js';
+import type { UpstreamError } from '../providers/openai/errors.js';
+import type { UpstreamRequest } from '../providers/openai/request.js';
+import { countText } from '../providers/token-counter.js';
+import { isMeaningfulUsage } from '../providers/usage.js';
+import type { Services } from '../services.js';
+import {
+  ChannelUnusable,
+  channelAccess,
+  type UpstreamHeaders,
+  UpstreamRefused,
+} from './channel-transports.js';
+import { checkGroupRate } from './group-rate-limit.js';
+import { RelayError, relayErrors } from './relay-error.js';
+import type { Selection } from './routing/channel-selector.js';
+import { decideFailure } from './routing/failure-policy.js';
+import { RetryBudget } from './routing/retry-budget.js';
+import type { RelayCaller } from './token-auth.js';
+
+// The steps every relay request takes, whatever its dialect (design §4): authenticate token ->
+// model checks -> rate limit -> reserve -> select channel -> send (retry before the first byte) ->
+// relay the reply while metering usage -> settle -> log. What differs per dialect and per channel
+// protocol (request building, error reading, reply relaying) comes in as a RelayCall.
+
+/** How long and how much of an upstream reply is still read after the client went away (billing). */
+export const DRAIN_AFTER_ABORT_MS = 120_000;
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
+
+/** One client request as the pipeline sees it; built by the inbound dialect's module. */
+export interface RelayCall {
+  /** The model the client asked for. */
+  model: string;
+  maxTokens: number | undefined;
+  n: number | undefined;
+  needsTools: boolean;
+  /** False for a streamed upload, which cannot be sent to a second channel. */
+  retryable: boolean;
+  isStream: boolean;
+  /** Prompt tokens counted before sending: the reserve's basis and the fallback usage. */
+  countPrompt(): Promise<number>;
+  /** The reply's output is counted locally when the upstream reports none (not for speech). */
+  estimateOutput: boolean;
+  /**
+   * Whether a channel type's protocol can serve this request at all; channels that cannot are
+   * passed over without counting as a failed attempt. Undefined: the reason, for the client.
+   */
+  unservedBy(channelType: number): string | undefined;
+  /** Plans the exchange with one channel; throws ChannelUnusable when the channel cannot serve it. */
+  prepare(selection: Selection, channel: ReturnType<typeof channelAccess>): Exchange | Promise<Exchange>;
+}
+
+/** The request for one channel and how to read what it answers. */
+export interface Exchange {
+  request: UpstreamRequest;
+  parseError(status: number, raw: Buffer, contentType: string, headers?: UpstreamHeaders): UpstreamError;
+  relay(ctx: ReplyContext): Promise<RelayOutcome>;
+}
+
+export interface ReplyContext {
+  s: Services;
+  response: Dispatcher.ResponseData;
+  /** When the successful attempt started (first-byte latency). */
+  startedMs: number;
+  reply: FastifyReply;
+  log: FastifyBaseLogger;
+  promptTokens: number;
+  selection: Selection;
+}
+
+export interface RelayOutcome {
+  usage: Usage | null;
+  /** Text the model produced, for local counting when the upstream gave no usage. */
+  completionText: () => string;
+  firstByteMs: number;
+  clientAborted: boolean;
+  upstreamFailedMidway: boolean;
+}
+
+interface Attempt {
+  selection: Selection;
+  exchange: Exchange;
+  response: Dispatcher.ResponseData;
+  startedMs: number;
+}
+
+export function numberField(body: Record<string, unknown>, ...keys: string[]): number | undefined {
+  for (const k of keys) {
+    const v = body[k];
+    if (typeof v === 'number' && Number.isFinite(v)) return v;
+  }
+  return undefined;
+}
+
+function unpricedFallback(s: Services, model: string): ModelPrice | undefined {
+  const o = s.options.current;
+  if (!o.ServeUnpricedModels) return undefined;
+  return {
+    model,
+    type: 'tokens',
+    channelType: 0,
+    input: o.UnpricedModelInput,
+    output: o.UnpricedModelOutput,
+    locked: false,
+    extraRatios: {},
+  };
+}
+
+function priceOf(s: Services, model: string): ModelPrice | undefined {
+  return s.relay.tables.prices.lookup(model) ?? unpricedFallback(s, model);
+}
+
+async function readBounded(body: Dispatcher.ResponseData['body'], max: number): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    const b = chunk as Buffer;
+    if (size < max) parts.push(size + b.length > max ? b.subarray(0, max - size) : b);
+    size += b.length;
+  }
+  return Buffer.concat(parts);
+}
+
+/** The client's view of an upstream failure: honest status, no leak of the gateway's own credentials problems. */
+function clientErrorFor(e: UpstreamError): RelayError {
+  if (e.status === 401 || e.status === 403) {
+    return new RelayError(
+      502,
+      'upstream_error',
+      'upstream_auth_failed',
+      'The upstream provider refused the gateway',
+    );
+  }
+  if (e.status === 429)
+    return new RelayError(
+      429,
+      'rate_limit_error',
+      'upstream_busy',
+      'The upstream provider is busy; retry later',
+    );
+  if (e.status >= 500 || e.status === 0) {
+    return new RelayError(502, 'upstream_error', e.code ?? 'upstream_error', `Upstream error: ${e.message}`);
+  }
+  return new RelayError(e.status, e.type || 'invalid_request_error', e.code, e.message, e.param);
+}
+
+/** Headers for a hijacked reply: those set by hooks (CORS, request id) plus the content type. */
+export function replyHeaders(reply: FastifyReply, contentType: string): Record<string, string | string[]> {
+  const set: Record<string, string | string[]> = {};
+  for (const [k, v] of Object.entries(reply.getHeaders())) {
+    if (v !== undefined) set[k] = Array.isArray(v) ? v.map(String) : String(v);
+  }
+  return { ...set, 'content-type': contentType, 'x-request-id': String(reply.request.id) };
+}
+
+/** A streamed reply seen from the pipeline: bytes in, the client's bytes out, usage read on the way. */
+export interface ReplyStream {
+  write(chunk: Buffer): Buffer;
+  /** The upstream ended; `fallbackUsage` is the gateway's count when the upstream reported none. */
+  end(fallbackUsage: Usage | null): Buffer;
+  /** The bytes that tell the client the stream broke off. */
+  brokenEvent(): Buffer;
+  /** Whether `end` writes usage into closing events (then the gateway's count is worked out). */
+  readonly wantsFallbackUsage: boolean;
+  readonly usage: Usage | null;
+  completionText(): string;
+}
+
+/**
+ * Relays an SSE reply through `stream`. After a client disconnect the upstream is still read,
+ * bounded in time, so the call is billed for what it produced.
+ */
+export async function relayEventStream(
+  ctx: ReplyContext,
+  stream: ReplyStream,
+  contentType = 'text/event-stream; charset=utf-8',
+): Promise<RelayOutcome> {
+  const { s, reply, log } = ctx;
+  reply.hijack();
+  const res: ServerResponse = reply.raw;
+  let clientGone = false;
+  res.on('close', () => {
+    if (!res.writableFinished) clientGone = true;
+  });
+  res.writeHead(200, {
+    ...replyHeaders(reply, contentType),
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+  });
+  let firstByteMs = 0;
+  let failedMidway = false;
+  let deadline = Number.POSITIVE_INFINITY;
+  try {
+    for await (const chunk of ctx.response.body) {
+      if (firstByteMs === 0) firstByteMs = s.clock.nowMs() - ctx.startedMs;
+      const out = stream.write(chunk as Buffer);
+      if (!clientGone && out.length > 0) res.write(out);
+      if (clientGone) {
+        if (deadline === Number.POSITIVE_INFINITY) deadline = s.clock.nowMs() + DRAIN_AFTER_ABORT_MS;
+        if (s.clock.nowMs() > deadline) break;
+      }
+    }
+    let fallback: Usage | null = null;
+    if (stream.wantsFallbackUsage && !isMeaningfulUsage(stream.usage)) {
+      const tok = await s.relay.counter.tokenizer(ctx.selection.upstreamModel);
+      fallback = {
+        ...emptyUsage(),
+        inputTokens: ctx.promptTokens,
+        outputTokens: countText(tok, stream.completionText()),
+        estimated: true,
+      };
+    }
+    const tail = stream.end(fallback);
+    if (!clientGone && tail.length > 0) res.write(tail);
+  } catch (err) {
+    failedMidway = true;
+    log.warn({ err }, 'upstream stream broke');
+    if (!clientGone) res.write(stream.brokenEvent());
+  }
+  if (!clientGone) res.end();
+  return {
+    usage: stream.usage,
+    completionText: () => stream.completionText(),
+    firstByteMs,
+    clientAborted: clientGone,
+    upstreamFailedMidway: failedMidway,
+  };
+}
+
+/** Reads a whole JSON reply and sends `transform(raw)` to the client. */
+export async function relayJsonReply(
+  ctx: ReplyContext,
+  read: (raw: Buffer) => { body: Buffer; contentType: string; usage: Usage | null; text: () => string },
+): Promise<RelayOutcome> {
+  const raw = Buffer.from(await ctx.response.body.arrayBuffer());
+  const firstByteMs = ctx.s.clock.nowMs() - ctx.startedMs;
+  const out = read(raw);
+  ctx.reply.status(ctx.response.statusCode).headers(replyHeaders(ctx.reply, out.contentType)).send(out.body);
+  return {
+    usage: out.usage,
+    completionText: out.text,
+    firstByteMs,
+    clientAborted: false,
+    upstreamFailedMidway: false,
+  };
+}
+
+/**
+ * Runs one request through the pipeline. `buildCall` reads the client's body after the key was
+ * accepted (an unauthenticated caller learns nothing about body validation).
+ */
+export async function runRelay(
+  s: Services,
+  key: BearerKey | null,
+  req: { ip: string; log: FastifyBaseLogger },
+  reply: FastifyReply,
+  buildCall: (caller: RelayCaller) => Promise<RelayCall>,
+): Promise<FastifyReply> {
+  const startedMs = s.clock.nowMs();
+  const r = s.relay;
+  const caller = await r.auth.authenticate(key, req.ip, r.tables.groups);
+  const call = await buildCall(caller);
+  const model = call.model;
+  if (model.trim() === '') throw relayErrors.badRequest('model is required', 'model');
+  if (caller.allowedModels && !caller.allowedModels.has(model)) throw relayErrors.modelNotAllowed(model);
+  if (call.maxTokens !== undefined && (call.maxTokens < 0 || call.maxTokens > 2 ** 30)) {
+    throw relayErrors.badRequest('max_tokens is out of range', 'max_tokens');
+  }
+
+  const rate = await checkGroupRate(
+    s.limiter,
+    r.bucket,
+    caller.group.symbol,
+    caller.group.api_rate,
+    caller.user.id,
+  );
+  if (!rate.allowed) {
+    reply.header('retry-after', String(rate.retryAfterSeconds));
+    throw relayErrors.rateLimited(rate.retryAfterSeconds);
+  }
+
+  const requestedPrice = priceOf(s, model);
+  if (!requestedPrice) throw relayErrors.unpriced(model);
+  const promptTokens = await call.countPrompt();
+  const o = s.options.current;
+  const amount = reserveAmount({
+    price: requestedPrice,
+    groupRatio: caller.group.ratio,
+    promptTokens,
+    maxTokens: call.maxTokens,
+    n: call.n,
+    preConsumedQuota: o.PreConsumedQuota,
+  });
+  const reserved = await r.ledger.reserve({
+    userId: caller.user.id,
+    tokenId: caller.token.id,
+    tokenUnlimited: caller.token.unlimited_quota === 1,
+    amount,
+  });
+  if (!reserved.ok) {
+    throw reserved.reason === 'insufficient_user_quota'
+      ? relayErrors.insufficientUserQuota()
+      : relayErrors.insufficientTokenQuota();
+  }
+  const reservation = reserved.reservation;
+
+  let attempt: Attempt;
+  try {
+    attempt = await sendWithRetries(s, call, caller, startedMs, req.log);
+  } catch (err) {
+    await r.ledger.release(reservation);
+    throw err;
+  }
+
+  // From here the reply belongs to the client; settlement follows whatever happens to it.
+  let outcome: RelayOutcome;
+  try {
+    outcome = await attempt.exchange.relay({
+      s,
+      response: attempt.response,
+      startedMs: attempt.startedMs,
+      reply,
+      log: req.log,
+      promptTokens,
+      selection: attempt.selection,
+    });
+  } catch (err) {
+    // A reply that could not be relayed at all (an upstream body no translator can read) is not
+    // charged: the reserve goes back, and the error handler answers if nothing was sent yet.
+    attempt.response.body.destroy();
+    await r.ledger.release(reservation);
+    throw err;
+  }
+  settle(s, {
+    caller,
+    reservation,
+    call,
+    attempt,
+    promptTokens,
+    outcome,
+    startedMs,
+    ip: req.ip,
+    log: req.log,
+  });
+  return reply;
+}
+
+async function sendWithRetries(
+  s: Services,
+  call: RelayCall,
+  caller: RelayCaller,
+  startedMs: number,
+  log: FastifyBaseLogger,
+): Promise<Attempt> {
+  const r = s.relay;
+  const o = s.options.current;
+  const model = call.model;
+  const budget = new RetryBudget({ RetryTimes: o.RetryTimes, RetryTimeOut: o.RetryTimeOut }, startedMs);
+  const tried = new Set<number>();
+  const canRetry = call.retryable && caller.pinChannelId === undefined;
+  let lastError: RelayError | undefined;
+  for (;;) {
+    const selection = await r.selector.select({
+      group: caller.group.symbol,
+      model,
+      exclude: tried,
+      needsTools: call.needsTools,
+      pinnedChannelId: caller.pinChannelId,
+      excludedChannelId: caller.excludeChannelId,
+      now: s.clock.nowMs(),
+    });
+    if (!selection) throw lastError ?? relayErrors.noChannel(caller.group.symbol, model);
+    tried.add(selection.channel.id);
+    const unserved = call.unservedBy(selection.channel.type);
+    if (unserved !== undefined) {
+      // Not a failure of the channel: it is simply not one for this kind of request.
+      lastError ??= new RelayError(503, 'server_error', 'no_available_channel', unserved, 'model');
+      continue;
+    }
+    budget.begin();
+    const attemptStarted = s.clock.nowMs();
+    let exchange: Exchange | undefined;
+    const failure = await (async () => {
+      exchange = await call.prepare(selection, channelAccess(s, selection.channel));
+      const req = exchange.request;
+      return r.upstream.request({
+        origin: req.origin,
+        path: req.path,
+        method: req.method,
+        headers: req.headers,
+        body: req.body,
+      });
+    })().then(
+      (response) => ({ response }),
+      (err: unknown) => ({ err }),
+    );
+    if ('response' in failure && exchange && failure.response.statusCode < 400) {
+      return { selection, exchange, response: failure.response, startedMs: attemptStarted };
+    }
+    let upstreamError: UpstreamError;
+    let isTransport = false;
+    let isTimeout = false;
+    if ('response' in failure && exchange) {
+      const raw = await readBounded(failure.response.body, MAX_ERROR_BODY_BYTES);
+      upstreamError = exchange.parseError(
+        failure.response.statusCode,
+        raw,
+        String(failure.response.headers['content-type'] ?? ''),
+        failure.response.headers,
+      );
+    } else if ('err' in failure && failure.err instanceof UpstreamRefused) {
+      upstreamError = failure.err.error;
+    } else if ('err' in failure && failure.err instanceof ChannelUnusable) {
+      upstreamError = {
+        status: 500,
+        message: failure.err.message,
+        type: 'channel_config_error',
+        code: null,
+        param: null,
+      };
+    } else {
+      const err = 'err' in failure ? failure.err : undefined;
+      if (err instanceof RelayError) throw err;
+      const code = (err as { code?: string } | undefined)?.code ?? '';
+      isTimeout = code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT';
+      isTransport = !isTimeout;
+      upstreamError = {
+        status: 0,
+        message: 'The upstream provider could not be reached',
+        type: 'upstream_error',
+        code: 'upstream_unreachable',
+        param: null,
+      };
+    }
+    const decision = decideFailure(
+      {
+        status: upstreamError.status,
+        body: {
+          message: upstreamError.message,
+          type: upstreamError.type,
+          code: upstreamError.code,
+          param: upstreamError.param,
+        },
+        isTransportError: isTransport,
+        isTimeout,
+        channelType: selection.channel.type,
+      },
+      o,
+    );
+    log.warn(
+      {
+        channel: selection.channel.id,
+        status: upstreamError.status,
+        code: upstreamError.code,
+        reason: decision.reason,
+      },
+      `upstream attempt failed: ${upstreamError.message}`,
+    );
+    if (decision.freeze) await r.health.freeze(selection.channel.id, model, o.RetryCooldownSeconds);
+    if (decision.disable) disableChannel(s, log, selection.channel.id, decision.reason);
+    lastError = clientErrorFor(upstreamError);
+    if (!decision.retry || !canRetry || !budget.check(s.clock.nowMs()).ok) throw lastError;
+  }
+}
+
+function disableChannel(s: Services, log: FastifyBaseLogger, channelId: number, reason: string) {
+  void s.repos.channels
+    .update(channelId, { status: 3 })
+    .then(() => s.bus.publish('channels'))
+    .then(() => log.warn({ channel: channelId, reason }, 'channel disabled automatically'))
+    .catch((err: unknown) => log.error({ err, channel: channelId }, 'could not disable channel'));
+}
+
+interface SettleInput {
+  caller: RelayCaller;
+  reservation: Reservation;
+  call: RelayCall;
+  attempt: Attempt;
+  promptTokens: number;
+  outcome: RelayOutcome;
+  startedMs: number;
+  ip: string;
+  log: FastifyBaseLogger;
+}
+
+/** Bills what was delivered: upstream usage when given, else a local count marked estimated. */
+function settle(s: Services, x: SettleInput): void {
+  const work = (async () => {
+    const { caller, attempt, outcome, call } = x;
+    let usage: Usage;
+    if (isMeaningfulUsage(outcome.usage)) {
+      usage = outcome.usage;
+    } else {
+      const tok = await s.relay.counter.tokenizer(attempt.selection.upstreamModel);
+      usage = {
+        ...emptyUsage(),
+        inputTokens: x.promptTokens,
+        outputTokens: call.estimateOutput ? countText(tok, outcome.completionText()) : 0,
+        // Speech is priced on input characters, which were counted exactly.
+        estimated: call.estimateOutput,
+      };
+    }
+    const billedModel = attempt.selection.billedModel;
+    const price = priceOf(s, billedModel) ?? priceOf(s, call.model)!;
+    const breakdown = computeQuota(price, caller.group.ratio, usage);
+    const metadata: Record<string, unknown> = {
+      ...breakdownMetadata(breakdown),
+      group_name: caller.group.symbol,
+      upstream_model: attempt.selection.upstreamModel,
+      requested_model: call.model,
+      first_response: outcome.firstByteMs,
+      estimated: usage.estimated,
+    };
+    if (outcome.clientAborted) metadata.client_aborted = true;
+    if (outcome.upstreamFailedMidway) metadata.upstream_failed_midway = true;
+    await s.relay.ledger.settle(
+      x.reservation,
+      breakdown.quota,
+      {
+        user_id: caller.user.id,
+        created_at: Math.floor(x.startedMs / 1000),
+        type: LogType.Consume,
+        content: '',
+        username: caller.user.username,
+        token_id: caller.token.id,
+        token_name: caller.token.name,
+        model_name: billedModel,
+        prompt_tokens: usage.inputTokens,
+        completion_tokens: usage.outputTokens,
+        channel_id: attempt.selection.channel.id,
+        request_time: s.clock.nowMs() - x.startedMs,
+        first_response_time: outcome.firstByteMs,
+        is_stream: call.isStream ? 1 : 0,
+        source_ip: x.ip,
+        group: caller.group.symbol,
+        metadata: JSON.stringify(metadata),
+      },
+      { recordLog: s.options.current.LogConsumeEnabled },
+    );
+  })().catch(async (err: unknown) => {
+    x.log.error({ err }, 'settlement failed; releasing the reserve');
+    await s.relay.ledger.release(x.reservation).catch(() => {});
+  });
+  s.relay.pending.add(work);
+  void work.finally(() => s.relay.pending.delete(work));
+}
