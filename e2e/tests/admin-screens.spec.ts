@@ -186,6 +186,17 @@ test('channels of each protocol are created on the fake upstreams, tested, tuned
   expect((await channelsNamed(api, claude))[0]).toMatchObject({ type: 14, models: ['claude-haiku-4-5'] });
   expect((await channelsNamed(api, gem))[0]).toMatchObject({ type: 25, models: ['gemini-2.5-flash'] });
 
+  // Each is tested in its own wire format against its fake.
+  for (const [name, fake] of [
+    [claude, anthropic],
+    [gem, gemini],
+  ] as const) {
+    const sent = fake.requests.length;
+    await channelRow(page, name).getByRole('button', { name: '测试', exact: true }).click();
+    await expect(toast(page, `渠道 ${name} 测试成功`)).toBeVisible({ timeout: 15_000 });
+    expect(fake.requests.length).toBeGreaterThan(sent);
+  }
+
   // Edit through the dialog: the stored values come back and a change is saved.
   await channelRow(page, claude).getByRole('button', { name: '编辑' }).click();
   const dialog = page.getByRole('dialog');
