@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { ScenarioRules } from './scenario-rules.js';
 
 // A real HTTP server on an ephemeral port that answers like the Anthropic Messages API: Message
 // JSON, SSE streams with the real event sequence (message_start, ping, content blocks for thinking
@@ -114,12 +115,6 @@ export interface FakeAnthropic {
   close(): Promise<void>;
 }
 
-interface Rule {
-  scenario: AnthropicScenario;
-  model: string | undefined;
-  remaining: number | undefined;
-}
-
 const DEFAULT_CONTENT = 'Hello from the fake Anthropic upstream.';
 const DEFAULT_MODELS = ['claude-sonnet-4-6', 'claude-opus-4-1', 'claude-haiku-4-5'];
 const DEFAULT_INPUT_TOKENS = 10;
@@ -150,28 +145,8 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
   const keys = options.apiKey === undefined ? [] : [options.apiKey].flat();
   const models = options.models ?? DEFAULT_MODELS;
   const requests: RecordedAnthropicRequest[] = [];
-  let rules: Rule[] = [];
+  const rules = new ScenarioRules<AnthropicScenario>({ kind: 'ok' });
   let counter = 0;
-
-  function pickScenario(model: string | undefined): AnthropicScenario {
-    const candidates = [...rules].reverse();
-    const order = [
-      (r: Rule) => r.remaining !== undefined && r.model !== undefined && r.model === model,
-      (r: Rule) => r.remaining !== undefined && r.model === undefined,
-      (r: Rule) => r.remaining === undefined && r.model !== undefined && r.model === model,
-      (r: Rule) => r.remaining === undefined && r.model === undefined,
-    ];
-    for (const match of order) {
-      const rule = candidates.find(match);
-      if (!rule) continue;
-      if (rule.remaining !== undefined) {
-        rule.remaining--;
-        if (rule.remaining <= 0) rules = rules.filter((r) => r !== rule);
-      }
-      return rule.scenario;
-    }
-    return { kind: 'ok' };
-  }
 
   async function record(req: IncomingMessage): Promise<RecordedAnthropicRequest> {
     const chunks: Buffer[] = [];
@@ -460,7 +435,7 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
       return;
     }
     if (rec.path === '/v1/messages/count_tokens') return countTokens(res, rec);
-    const s = pickScenario(rec.model);
+    const s = rules.pick(rec.model);
     if (s.kind === 'error') {
       sendError(res, s);
       return;
@@ -487,10 +462,10 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
     url: `http://127.0.0.1:${port}`,
     requests,
     setScenario(scenario, opts = {}) {
-      rules.push({ scenario, model: opts.model, remaining: opts.times });
+      rules.add(scenario, opts);
     },
     reset() {
-      rules = [];
+      rules.clear();
       requests.length = 0;
     },
     close() {

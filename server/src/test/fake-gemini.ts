@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { ScenarioRules } from './scenario-rules.js';
 
 // A real HTTP server on an ephemeral port that answers like the Gemini API (generativelanguage):
 // generateContent JSON, streamGenerateContent as SSE (`alt=sse`, events ending in CRLF CRLF) or as
@@ -127,12 +128,6 @@ export interface FakeGemini {
   close(): Promise<void>;
 }
 
-interface Rule {
-  scenario: GeminiScenario;
-  model: string | undefined;
-  remaining: number | undefined;
-}
-
 const DEFAULT_CONTENT = 'Hello from the fake Gemini upstream.';
 const DEFAULT_MODELS = ['gemini-2.5-flash', 'gemini-2.5-pro', 'gemini-3-pro-preview'];
 const DEFAULT_PROMPT_TOKENS = 10;
@@ -166,28 +161,8 @@ export async function startFakeGemini(options: FakeGeminiOptions = {}): Promise<
   const keys = options.apiKey === undefined ? [] : [options.apiKey].flat();
   const models = options.models ?? DEFAULT_MODELS;
   const requests: RecordedGeminiRequest[] = [];
-  let rules: Rule[] = [];
+  const rules = new ScenarioRules<GeminiScenario>({ kind: 'ok' });
   let counter = 0;
-
-  function pickScenario(model: string | undefined): GeminiScenario {
-    const candidates = [...rules].reverse();
-    const order = [
-      (r: Rule) => r.remaining !== undefined && r.model !== undefined && r.model === model,
-      (r: Rule) => r.remaining !== undefined && r.model === undefined,
-      (r: Rule) => r.remaining === undefined && r.model !== undefined && r.model === model,
-      (r: Rule) => r.remaining === undefined && r.model === undefined,
-    ];
-    for (const match of order) {
-      const rule = candidates.find(match);
-      if (!rule) continue;
-      if (rule.remaining !== undefined) {
-        rule.remaining--;
-        if (rule.remaining <= 0) rules = rules.filter((r) => r !== rule);
-      }
-      return rule.scenario;
-    }
-    return { kind: 'ok' };
-  }
 
   async function record(req: IncomingMessage): Promise<RecordedGeminiRequest> {
     const chunks: Buffer[] = [];
@@ -404,7 +379,7 @@ export async function startFakeGemini(options: FakeGeminiOptions = {}): Promise<
     if (!Array.isArray(rec.json.contents) || rec.json.contents.length === 0) {
       return sendError(res, fakeGeminiErrors.invalidArgument());
     }
-    const s = pickScenario(rec.model);
+    const s = rules.pick(rec.model);
     if (s.kind === 'error') return sendError(res, s);
     if (s.firstByteDelayMs) {
       await sleep(s.firstByteDelayMs);
@@ -428,10 +403,10 @@ export async function startFakeGemini(options: FakeGeminiOptions = {}): Promise<
     url: `http://127.0.0.1:${port}`,
     requests,
     setScenario(scenario, opts = {}) {
-      rules.push({ scenario, model: opts.model, remaining: opts.times });
+      rules.add(scenario, opts);
     },
     reset() {
-      rules = [];
+      rules.clear();
       requests.length = 0;
     },
     close() {

@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { ScenarioRules, type SetScenarioOptions } from './scenario-rules.js';
 
 // A real HTTP server on an ephemeral port that answers like the OpenAI API (JSON bodies, SSE
 // streams, multipart uploads, binary audio, OpenAI error bodies), with scenarios for the failures
@@ -162,12 +163,7 @@ export interface FakeUpstreamOptions {
   models?: string[];
 }
 
-export interface SetScenarioOptions {
-  /** Only requests for this model. */
-  model?: string;
-  /** Only the next N matching requests; afterwards the previous rules apply again. */
-  times?: number;
-}
+export type { SetScenarioOptions } from './scenario-rules.js';
 
 export interface FakeUpstream {
   /** `http://127.0.0.1:<port>` (the OpenAI API root is `${url}/v1`). */
@@ -177,12 +173,6 @@ export interface FakeUpstream {
   /** Forgets scenarios and recorded requests. */
   reset(): void;
   close(): Promise<void>;
-}
-
-interface Rule {
-  scenario: FakeScenario;
-  model: string | undefined;
-  remaining: number | undefined;
 }
 
 const DEFAULT_CONTENT = 'Hello from the fake upstream.';
@@ -279,29 +269,8 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
   const keys = options.apiKey === undefined ? [] : [options.apiKey].flat();
   const models = options.models ?? DEFAULT_MODELS;
   const requests: RecordedRequest[] = [];
-  let rules: Rule[] = [];
+  const rules = new ScenarioRules<FakeScenario>({ kind: 'ok' });
   let counter = 0;
-
-  function pickScenario(model: string | undefined): FakeScenario {
-    // Newest first: one-shot rules before standing ones, model rules before global ones.
-    const candidates = [...rules].reverse();
-    const order = [
-      (r: Rule) => r.remaining !== undefined && r.model !== undefined && r.model === model,
-      (r: Rule) => r.remaining !== undefined && r.model === undefined,
-      (r: Rule) => r.remaining === undefined && r.model !== undefined && r.model === model,
-      (r: Rule) => r.remaining === undefined && r.model === undefined,
-    ];
-    for (const match of order) {
-      const rule = candidates.find(match);
-      if (!rule) continue;
-      if (rule.remaining !== undefined) {
-        rule.remaining--;
-        if (rule.remaining <= 0) rules = rules.filter((r) => r !== rule);
-      }
-      return rule.scenario;
-    }
-    return { kind: 'ok' };
-  }
 
   async function record(req: IncomingMessage): Promise<RecordedRequest> {
     const chunks: Buffer[] = [];
@@ -762,7 +731,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       await sendError(res, fakeErrors.invalidApiKey());
       return;
     }
-    const s = pickScenario(rec.model);
+    const s = rules.pick(rec.model);
     if (s.kind === 'error') {
       await sendError(res, s);
       return;
@@ -836,10 +805,10 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     url: `http://127.0.0.1:${port}`,
     requests,
     setScenario(scenario, opts = {}) {
-      rules.push({ scenario, model: opts.model, remaining: opts.times });
+      rules.add(scenario, opts);
     },
     reset() {
-      rules = [];
+      rules.clear();
       requests.length = 0;
     },
     close() {
