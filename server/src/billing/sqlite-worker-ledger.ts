@@ -70,15 +70,15 @@ export class SqliteWorkerLedger implements LedgerStore {
 
   async reserve(held: HeldQuota): Promise<ReserveRefusal | null> {
     while (this.unsettled >= this.capacity) await new Promise<void>((wake) => this.roomWaiters.push(wake));
-    return (await this.call({ t: 'reserve', held: plainHeld(held) })) as ReserveRefusal | null;
+    return (await this.call({ t: 'reserve', held })) as ReserveRefusal | null;
   }
 
   settle(held: HeldQuota, finalQuota: number, log: ConsumeLog, recordLog: boolean): Promise<SettledAmounts> {
-    return this.job({ kind: 'settle', held: plainHeld(held), finalQuota, log: { ...log }, recordLog });
+    return this.job({ kind: 'settle', held, finalQuota, log, recordLog });
   }
 
   async release(held: HeldQuota): Promise<void> {
-    await this.job({ kind: 'release', held: plainHeld(held) });
+    await this.job({ kind: 'release', held });
   }
 
   async flush(): Promise<void> {
@@ -171,14 +171,4 @@ function startWorker(data: LedgerWorkerData): Worker {
   const tsx = import.meta.resolve('tsx/esm/api');
   const boot = `import(${JSON.stringify(tsx)}).then((api) => api.tsImport(${JSON.stringify(entry)}, ${JSON.stringify(entry)}))`;
   return new Worker(boot, { eval: true, workerData: data });
-}
-
-/** Reservations are frozen objects of the ledger; the thread gets a plain copy. */
-function plainHeld(held: HeldQuota): HeldQuota {
-  return {
-    userId: held.userId,
-    tokenId: held.tokenId,
-    tokenUnlimited: held.tokenUnlimited,
-    amount: held.amount,
-  };
 }
