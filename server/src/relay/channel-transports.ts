@@ -35,7 +35,7 @@ import { asRecord, parseJson } from '../providers/translate/json-reading.js';
 import { parseServiceAccount, VertexAuthError } from '../providers/vertex/access-token.js';
 import { parseVertexError } from '../providers/vertex/errors.js';
 import { buildVertexRequest, vertexPublisher } from '../providers/vertex/request.js';
-import { buildZhipuRequest } from '../providers/zhipu/request.js';
+import { buildZhipuRequest, ZHIPU_CHANNEL_TYPE } from '../providers/zhipu/request.js';
 import type { Services } from '../services.js';
 import type { RoutableChannel } from './routing/routable-channel.js';
 
@@ -396,8 +396,6 @@ const qianfan: ChannelTransport = {
   },
   openAi: buildQianfanRequest,
 };
-
-const ZHIPU_CHANNEL_TYPE = 16;
 
 const BY_TYPE: Readonly<Record<number, ChannelTransport>> = {
   [ZHIPU_CHANNEL_TYPE]: zhipu,

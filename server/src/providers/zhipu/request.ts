@@ -2,6 +2,9 @@ import { buildOpenAiRequest, type OpenAiRequestInput, type UpstreamRequest } fro
 import { asBoolean, asRecord, asString, type JsonRecord } from '../translate/json-reading.js';
 import type { ZhipuTokenCache } from './token.js';
 
+/** Zhipu GLM's channel type in the catalog (reference §8). */
+export const ZHIPU_CHANNEL_TYPE = 16;
+
 // Zhipu's v4 API is OpenAI-compatible apart from its auth (a signed token, token.ts) and its
 // built-in tools, which the channel turns on in its plugin fields: a knowledge-base retrieval
 // (`retrieval.knowledge_id`, `retrieval.prompt_template`) and web search (`web_search.enable`).
