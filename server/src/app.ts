@@ -38,8 +38,10 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
     },
   });
 
-  app.addHook('onRequest', async (req, reply) => {
+  // Callback-style hooks: an async hook costs a promise on every relay request.
+  app.addHook('onRequest', (req, reply, done) => {
     reply.header('x-request-id', req.id);
+    done();
   });
 
   // Every /api route must come from the policy table; one registered any other way fails start-up.

@@ -165,12 +165,17 @@ async function relayWhole(
     let firstByteMs = 0;
     let clientGone = false;
     res.on('close', () => {
-      if (!res.writableFinished) clientGone = true;
+      if (res.writableFinished) return;
+      clientGone = true;
+      response.body.resume();
     });
-    for await (const chunk of response.body) {
-      if (firstByteMs === 0) firstByteMs = s.clock.nowMs() - ctx.startedMs;
-      if (!clientGone) res.write(chunk as Buffer);
-    }
+    res.on('drain', () => response.body.resume());
+    await response.body.each({
+      data(chunk) {
+        if (firstByteMs === 0) firstByteMs = s.clock.nowMs() - ctx.startedMs;
+        if (!clientGone && !res.write(chunk)) response.body.pause();
+      },
+    });
     if (!clientGone) res.end();
     return {
       usage: null,

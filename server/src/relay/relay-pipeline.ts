@@ -1,7 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { LogType } from '@switchyard/domain';
 import type { FastifyBaseLogger, FastifyReply } from 'fastify';
-import type { Dispatcher } from 'undici';
 import type { BearerKey } from '../auth/api-keys.js';
 import type { Reservation } from '../billing/ledger.js';
 import type { ModelPrice } from '../billing/price-book.js';
@@ -24,6 +23,7 @@ import type { Selection } from './routing/channel-selector.js';
 import { decideFailure } from './routing/failure-policy.js';
 import { RetryBudget } from './routing/retry-budget.js';
 import type { RelayCaller } from './token-auth.js';
+import { sendUpstream, type UpstreamReply } from './upstream-dispatch.js';
 
 // The steps every relay request takes, whatever its dialect (design §4): authenticate token ->
 // model checks -> rate limit -> reserve -> select channel -> send (retry before the first byte) ->
@@ -66,7 +66,7 @@ export interface Exchange {
 
 export interface ReplyContext {
   s: Services;
-  response: Dispatcher.ResponseData;
+  response: UpstreamReply;
   /** When the successful attempt started (first-byte latency). */
   startedMs: number;
   reply: FastifyReply;
@@ -87,7 +87,7 @@ export interface RelayOutcome {
 interface Attempt {
   selection: Selection;
   exchange: Exchange;
-  response: Dispatcher.ResponseData;
+  response: UpstreamReply;
   startedMs: number;
 }
 
@@ -115,17 +115,6 @@ function unpricedFallback(s: Services, model: string): ModelPrice | undefined {
 
 function priceOf(s: Services, model: string): ModelPrice | undefined {
   return s.relay.tables.prices.lookup(model) ?? unpricedFallback(s, model);
-}
-
-async function readBounded(body: Dispatcher.ResponseData['body'], max: number): Promise<Buffer> {
-  const parts: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    const b = chunk as Buffer;
-    if (size < max) parts.push(size + b.length > max ? b.subarray(0, max - size) : b);
-    size += b.length;
-  }
-  return Buffer.concat(parts);
 }
 
 /** The client's view of an upstream failure: honest status, no leak of the gateway's own credentials problems. */
@@ -185,10 +174,17 @@ export async function relayEventStream(
   const { s, reply, log } = ctx;
   reply.hijack();
   const res: ServerResponse = reply.raw;
+  const body = ctx.response.body;
   let clientGone = false;
+  let deadline = Number.POSITIVE_INFINITY;
   res.on('close', () => {
-    if (!res.writableFinished) clientGone = true;
+    if (res.writableFinished) return;
+    clientGone = true;
+    // Billing needs the rest of the reply, but not for ever, and no longer at the client's pace.
+    deadline = s.clock.nowMs() + DRAIN_AFTER_ABORT_MS;
+    body.resume();
   });
+  res.on('drain', () => body.resume());
   res.writeHead(200, {
     ...replyHeaders(reply, contentType),
     'cache-control': 'no-cache',
@@ -196,17 +192,18 @@ export async function relayEventStream(
   });
   let firstByteMs = 0;
   let failedMidway = false;
-  let deadline = Number.POSITIVE_INFINITY;
   try {
-    for await (const chunk of ctx.response.body) {
-      if (firstByteMs === 0) firstByteMs = s.clock.nowMs() - ctx.startedMs;
-      const out = stream.write(chunk as Buffer);
-      if (!clientGone && out.length > 0) res.write(out);
-      if (clientGone) {
-        if (deadline === Number.POSITIVE_INFINITY) deadline = s.clock.nowMs() + DRAIN_AFTER_ABORT_MS;
-        if (s.clock.nowMs() > deadline) break;
-      }
-    }
+    await body.each({
+      data(chunk) {
+        if (firstByteMs === 0) firstByteMs = s.clock.nowMs() - ctx.startedMs;
+        const out = stream.write(chunk);
+        if (clientGone) {
+          if (s.clock.nowMs() > deadline) body.cancel();
+          return;
+        }
+        if (out.length > 0 && !res.write(out)) body.pause();
+      },
+    });
     let fallback: Usage | null = null;
     if (stream.wantsFallbackUsage && !isMeaningfulUsage(stream.usage)) {
       const tok = await s.relay.counter.tokenizer(ctx.selection.upstreamModel);
@@ -234,15 +231,25 @@ export async function relayEventStream(
   };
 }
 
+/** Sends a whole reply on the hijacked socket: status, headers and body in one write. */
+export function sendWhole(ctx: ReplyContext, status: number, contentType: string, body: Buffer): void {
+  const { reply } = ctx;
+  reply.hijack();
+  const headers = replyHeaders(reply, contentType);
+  headers['content-length'] = String(body.length);
+  reply.raw.writeHead(status, headers);
+  reply.raw.end(body);
+}
+
 /** Reads a whole JSON reply and sends `transform(raw)` to the client. */
 export async function relayJsonReply(
   ctx: ReplyContext,
   read: (raw: Buffer) => { body: Buffer; contentType: string; usage: Usage | null; text: () => string },
 ): Promise<RelayOutcome> {
-  const raw = Buffer.from(await ctx.response.body.arrayBuffer());
+  const raw = await ctx.response.body.whole();
   const firstByteMs = ctx.s.clock.nowMs() - ctx.startedMs;
   const out = read(raw);
-  ctx.reply.status(ctx.response.statusCode).headers(replyHeaders(ctx.reply, out.contentType)).send(out.body);
+  sendWhole(ctx, ctx.response.statusCode, out.contentType, out.body);
   return {
     usage: out.usage,
     completionText: out.text,
@@ -334,7 +341,7 @@ export async function runRelay(
   } catch (err) {
     // A reply that could not be relayed at all (an upstream body no translator can read) is not
     // charged: the reserve goes back, and the error handler answers if nothing was sent yet.
-    attempt.response.body.destroy();
+    attempt.response.body.cancel();
     await r.ledger.release(reservation);
     throw err;
   }
@@ -390,7 +397,7 @@ async function sendWithRetries(
     const failure = await (async () => {
       exchange = await call.prepare(selection, channelAccess(s, selection.channel));
       const req = exchange.request;
-      return r.upstream.request({
+      return sendUpstream(r.upstream, {
         origin: req.origin,
         path: req.path,
         method: req.method,
@@ -408,7 +415,7 @@ async function sendWithRetries(
     let isTransport = false;
     let isTimeout = false;
     if ('response' in failure && exchange) {
-      const raw = await readBounded(failure.response.body, MAX_ERROR_BODY_BYTES);
+      const raw = await failure.response.body.whole(MAX_ERROR_BODY_BYTES);
       upstreamError = exchange.parseError(
         failure.response.statusCode,
         raw,

@@ -128,10 +128,11 @@ export async function registerRelayRoutes(app: FastifyInstance, s: Services): Pr
     relay.addContentTypeParser('multipart/form-data', (_req, payload, done) => done(null, payload));
 
     // Browser clients call the relay from other origins with their own keys (reference §1.4).
-    relay.addHook('onRequest', async (req, reply) => {
+    relay.addHook('onRequest', (req, reply, done) => {
       reply.header('access-control-allow-origin', String(req.headers.origin ?? '*'));
       reply.header('vary', 'origin');
       reply.header('access-control-allow-credentials', 'true');
+      done();
     });
     relay.options('/*', async (req, reply) => {
       reply
