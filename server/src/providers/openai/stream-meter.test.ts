@@ -217,6 +217,66 @@ describe('OpenAiStreamMeter: reading', () => {
   });
 });
 
+describe('OpenAiStreamMeter: runs of events passed over unread', () => {
+  const many = (n: number, withUsage: boolean) => {
+    const events = Array.from({ length: n }, (_, i) => `data: ${chunk(delta({ content: `t${i} ` }))}\n\n`);
+    const tail = withUsage ? `data: ${chunk([], USAGE)}\n\n` : '';
+    return Buffer.from(`: keep-alive\n\n${events.join('')}${tail}data: [DONE]\n\n`);
+  };
+  const text = (n: number) => Array.from({ length: n }, (_, i) => `t${i} `).join('');
+
+  it('reads a stream that arrives in one chunk exactly as one that arrives byte by byte', () => {
+    for (const withUsage of [true, false]) {
+      for (const drop of [true, false]) {
+        const b = many(40, withUsage);
+        const whole = new OpenAiStreamMeter({ dropUsageChunk: drop });
+        const bytes = new OpenAiStreamMeter({ dropUsageChunk: drop });
+        const outWhole = run(whole, b, []);
+        const outBytes = run(
+          bytes,
+          b,
+          Array.from({ length: b.length - 1 }, (_, i) => i + 1),
+        );
+        expect(outWhole.toString()).toBe(outBytes.toString());
+        expect(whole.usage).toEqual(bytes.usage);
+        expect(whole.events).toBe(bytes.events);
+        expect(whole.events).toBe(withUsage ? 42 : 41);
+        expect(whole.done).toBe(true);
+        expect(whole.identity).toEqual(bytes.identity);
+        if (!withUsage) expect(whole.completionText()).toBe(text(40));
+        if (drop && withUsage) expect(outWhole.toString()).not.toContain('"prompt_tokens"');
+      }
+    }
+  });
+
+  it('counts the text of passed-over runs when they outgrow the retention bound', () => {
+    const meter = new OpenAiStreamMeter({ maxRetainedBytes: 500 });
+    const b = many(60, false);
+    meter.write(b.subarray(0, 3000));
+    meter.write(b.subarray(3000));
+    meter.end();
+    expect(meter.usage).toBeNull();
+    expect(meter.completionText()).toBe(text(60));
+  });
+
+  it('stops at an error or a usage object inside a long run, but not at usage: null', () => {
+    const plain = Array.from({ length: 20 }, () => `data: ${chunk(delta({ content: 'x' }))}\n\n`).join('');
+    const failed = new OpenAiStreamMeter();
+    failed.write(
+      Buffer.from(`${plain}data: {"error":{"message":"overloaded","type":"server_error"}}\n\n${plain}`),
+    );
+    expect(failed.error?.message).toBe('overloaded');
+
+    const eventError = new OpenAiStreamMeter();
+    eventError.write(Buffer.from(`${plain}event: error\ndata: upstream fell over\n\n`));
+    expect(eventError.error?.message).toBe('upstream fell over');
+
+    const spaced = new OpenAiStreamMeter();
+    spaced.write(Buffer.from(`${plain}data: {${head},"choices":[],"usage" : ${JSON.stringify(USAGE)}}\n\n`));
+    expect(spaced.usage?.outputTokens).toBe(10);
+  });
+});
+
 describe('OpenAiStreamMeter: dropping the usage chunk', () => {
   for (const eol of ['\n', '\r\n', '\r']) {
     const { text, usageEvent } = openAiStream(eol);

@@ -6,9 +6,11 @@ import { errorFromObject, type UpstreamErrorFields } from './errors.js';
 // one thing it may do is leave out the usage-only chunk that the gateway itself asked for
 // (`include_usage` added to the request) when the client did not ask for it.
 //
-// Cost: most events are looked at with a few native Buffer searches and not parsed. JSON.parse
-// runs only on the first event (for id/model), on events that carry a usage object or an error,
-// and, lazily, on the retained events when no usage ever arrived and the text must be counted.
+// Cost: runs of complete events with nothing the meter needs (no usage object, no error, no
+// [DONE]) are passed over with a few native searches per chunk and kept by reference; other events
+// are split into lines. JSON.parse runs only on the first event (for id/model), on events that
+// carry a usage object or an error, and, lazily, on the retained events when no usage ever arrived
+// and the text must be counted.
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -19,6 +21,10 @@ const DONE = Buffer.from('[DONE]');
 const USAGE_KEY = Buffer.from('"usage"');
 const ERROR_KEY = Buffer.from('"error"');
 const NEWLINE = Buffer.from('\n');
+const BLANK_LINE = Buffer.from('\n\n');
+const DONE_MARK = Buffer.from('[DONE]');
+const EVENT_FIELD = Buffer.from('event:');
+const ERROR_WORD = Buffer.from('error');
 const EMPTY = Buffer.alloc(0);
 
 /** Retained event payloads beyond this are reduced to their text, so memory stays bounded. */
@@ -52,20 +58,86 @@ function parseJson(data: Buffer): unknown {
   }
 }
 
-/** Whether `"usage"` appears followed by an object (not `null`), without parsing the event. */
-function hasUsageObject(data: Buffer): boolean {
-  let at = data.indexOf(USAGE_KEY);
+/** Where `"usage"` first appears followed by an object (not `null`) from `from` on, or -1. */
+function usageObjectAt(data: Buffer, from = 0): number {
+  let at = data.indexOf(USAGE_KEY, from);
   while (at !== -1) {
     let i = at + USAGE_KEY.length;
     while (data[i] === 0x20 || data[i] === 0x09) i++;
     if (data[i] === COLON) {
       i++;
       while (data[i] === 0x20 || data[i] === 0x09) i++;
-      if (data[i] === 0x7b) return true;
+      if (data[i] === 0x7b) return at;
     }
     at = data.indexOf(USAGE_KEY, at + 1);
   }
-  return false;
+  return -1;
+}
+
+function hasUsageObject(data: Buffer): boolean {
+  return usageObjectAt(data) !== -1;
+}
+
+/** Where an `event: error` line first appears from `from` on, or -1. */
+function errorEventAt(data: Buffer, from: number): number {
+  let at = data.indexOf(EVENT_FIELD, from);
+  while (at !== -1) {
+    let i = at + EVENT_FIELD.length;
+    if (data[i] === 0x20) i++;
+    if (data.indexOf(ERROR_WORD, i) === i) return at;
+    at = data.indexOf(EVENT_FIELD, at + 1);
+  }
+  return -1;
+}
+
+/** The first position at or after `from` where the meter must read events line by line, or `data.length`. */
+function firstMarkAt(data: Buffer, from: number): number {
+  let first = data.length;
+  for (const at of [
+    usageObjectAt(data, from),
+    data.indexOf(ERROR_KEY, from),
+    data.indexOf(DONE_MARK, from),
+    errorEventAt(data, from),
+  ]) {
+    if (at !== -1 && at < first) first = at;
+  }
+  return first;
+}
+
+/** Calls `fn` with the data of each complete event in `region` (events end with a blank line, LF only). */
+function eachEventData(region: Buffer, fn: (data: Buffer) => void): void {
+  let start = 0;
+  while (start < region.length) {
+    let end = region.indexOf(BLANK_LINE, start);
+    if (end === -1) end = region.length;
+    const lines: Buffer[] = [];
+    let at = start;
+    while (at < end) {
+      let lf = region.indexOf(LF, at);
+      if (lf === -1 || lf > end) lf = end;
+      const line = region.subarray(at, lf);
+      if (line.length >= 5 && line.subarray(0, 4).equals(DATA) && line[4] === COLON) {
+        lines.push(line[5] === 0x20 ? line.subarray(6) : line.subarray(5));
+      }
+      at = lf + 1;
+    }
+    if (lines.length > 0) fn(lines.length === 1 && lines[0] ? lines[0] : joinLines(lines));
+    start = end + 2;
+  }
+}
+
+/** Events in a run of complete events: blocks that hold a field line, not only comments. */
+function countEvents(region: Buffer): number {
+  let n = 0;
+  let start = 0;
+  while (start < region.length) {
+    let end = region.indexOf(BLANK_LINE, start);
+    if (end === -1) end = region.length;
+    if (end > start && (region[start] !== COLON || region.indexOf(NEWLINE, start) < end - 1)) n++;
+    start = end + 2;
+    while (region[start] === LF) start++;
+  }
+  return n;
 }
 
 /** The usage of one parsed chunk: top level (OpenAI), per choice (Moonshot), `x_groq`, or Responses. */
@@ -152,6 +224,8 @@ export class OpenAiStreamMeter {
   private lastUsage: Usage | null = null;
   private finalOutputSeen = false;
   private retained: Buffer[] = [];
+  /** Runs of complete events passed over unread, kept by reference for counting text later. */
+  private retainedRuns: Buffer[] = [];
   private retainedBytes = 0;
   private texts: string[] = [];
   private identityRead = false;
@@ -205,8 +279,18 @@ export class OpenAiStreamMeter {
       }
     }
     let lf = -2;
-    let cr = -2;
+    let cr = chunk.indexOf(CR, pos);
     while (pos < chunk.length) {
+      if (cr === -1 && this.atEventBoundary()) {
+        const runEnd = this.unreadRunEnd(chunk, pos);
+        if (runEnd > pos) {
+          const run = chunk.subarray(pos, runEnd);
+          this.passOver(run);
+          if (this.drop) out.push(run);
+          pos = runEnd;
+          continue;
+        }
+      }
       if (lf !== -1 && lf < pos) lf = chunk.indexOf(LF, pos);
       if (cr !== -1 && cr < pos) cr = chunk.indexOf(CR, pos);
       const term = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
@@ -241,6 +325,36 @@ export class OpenAiStreamMeter {
     if (!this.drop) return chunk;
     if (out.length === 0) return EMPTY;
     return out.length === 1 && out[0] ? out[0] : Buffer.concat(out);
+  }
+
+  /** Nothing of an event is pending: the next byte starts a line of a new event. */
+  private atEventBoundary(): boolean {
+    return (
+      this.identityRead &&
+      this.carry === null &&
+      this.pendingCr === null &&
+      !this.eventHasFields &&
+      this.held.length === 0
+    );
+  }
+
+  /**
+   * The end of the longest run of complete events from `pos` that holds nothing the meter needs
+   * (no usage object, error or [DONE]), or `pos` when there is none.
+   */
+  private unreadRunEnd(chunk: Buffer, pos: number): number {
+    const mark = firstMarkAt(chunk, pos);
+    if (mark < pos + 2) return pos;
+    const boundary = chunk.lastIndexOf(BLANK_LINE, mark - 2);
+    return boundary < pos ? pos : boundary + 2;
+  }
+
+  private passOver(run: Buffer): void {
+    this.events += countEvents(run);
+    if (this.finalOutputSeen) return;
+    this.retainedRuns.push(run);
+    this.retainedBytes += run.length;
+    if (this.retainedBytes > this.maxRetained) this.reduceRetained();
   }
 
   /** The upstream ended: reads an unterminated last event and returns bytes still held back. */
@@ -319,6 +433,7 @@ export class OpenAiStreamMeter {
       if (usage.outputTokens > 0) {
         this.finalOutputSeen = true;
         this.retained = [];
+        this.retainedRuns = [];
         this.retainedBytes = 0;
       }
     }
@@ -334,7 +449,11 @@ export class OpenAiStreamMeter {
 
   private reduceRetained(): void {
     for (const data of this.retained) chunkText(parseJson(data), this.texts);
+    for (const run of this.retainedRuns) {
+      eachEventData(run, (data) => chunkText(parseJson(data), this.texts));
+    }
     this.retained = [];
+    this.retainedRuns = [];
     this.retainedBytes = 0;
   }
 }
