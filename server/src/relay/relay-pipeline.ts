@@ -192,6 +192,13 @@ export async function relayEventStream(
   });
   let firstByteMs = 0;
   let failedMidway = false;
+  // What one turn of the event loop brings goes out in one write (the end of the stream included),
+  // not one system call per upstream chunk.
+  let corked = false;
+  const uncork = () => {
+    corked = false;
+    if (!res.writableEnded && !res.destroyed) res.uncork();
+  };
   try {
     await body.each({
       data(chunk) {
@@ -201,7 +208,13 @@ export async function relayEventStream(
           if (s.clock.nowMs() > deadline) body.cancel();
           return;
         }
-        if (out.length > 0 && !res.write(out)) body.pause();
+        if (out.length === 0) return;
+        if (!corked) {
+          corked = true;
+          res.cork();
+          setImmediate(uncork);
+        }
+        if (!res.write(out)) body.pause();
       },
     });
     let fallback: Usage | null = null;
