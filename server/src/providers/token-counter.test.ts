@@ -5,6 +5,7 @@ import {
   countInput,
   countText,
   countTools,
+  ESTIMATING_TOKENIZER,
   encodingForModel,
   IMAGE_TOKENS,
   TokenCounter,
@@ -169,5 +170,22 @@ describe('counting', () => {
       ]),
     ).toBe(5);
     expect(countInput(cl, undefined)).toBe(0);
+  });
+});
+
+describe('the reserve estimate', () => {
+  it('takes a third of the UTF-8 bytes, rounded up', () => {
+    expect(ESTIMATING_TOKENIZER.count('abcdef')).toBe(2);
+    expect(ESTIMATING_TOKENIZER.count('abcdefg')).toBe(3);
+    // Three bytes a character: about one token each, as real CJK text runs.
+    expect(ESTIMATING_TOKENIZER.count('你好世界')).toBe(4);
+  });
+
+  it('errs high against the real count for an English conversation', async () => {
+    const real = countChatMessages(await new TokenCounter().tokenizer('gpt-4o'), COOKBOOK);
+    const estimate = countChatMessages(ESTIMATING_TOKENIZER, COOKBOOK);
+    expect(real).toBe(124);
+    expect(estimate).toBeGreaterThan(real);
+    expect(estimate).toBeLessThan(real * 2);
   });
 });

@@ -9,7 +9,7 @@ import {
   REASONING_EFFORT_CHANNEL_TYPES,
   UnsupportedEndpointError,
 } from '../providers/openai/request.js';
-import { countChatRequest } from '../providers/token-counter.js';
+import { countChatRequest, ESTIMATING_TOKENIZER } from '../providers/token-counter.js';
 import {
   AnthropicToOpenAiStream,
   anthropicToOpenAiRequest,
@@ -246,7 +246,7 @@ function streamFor(
   return inb.dialect === 'gemini' && !inb.route.sse ? new GeminiArrayFraming(stream) : stream;
 }
 
-function relayReply(
+async function relayReply(
   ctx: ReplyContext,
   inb: Inbound,
   transport: ChatTransport,
@@ -255,9 +255,11 @@ function relayReply(
 ) {
   if (inb.stream) {
     const framedAsArray = inb.dialect === 'gemini' && !inb.route.sse;
+    // Anthropic's message_start states the input tokens before any usage has arrived.
+    const promptTokens = !passthrough && inb.dialect === 'anthropic' ? await ctx.promptTokens() : 0;
     return relayEventStream(
       ctx,
-      streamFor(inb, transport, target, passthrough, ctx.promptTokens),
+      streamFor(inb, transport, target, passthrough, promptTokens),
       framedAsArray ? 'application/json; charset=utf-8' : undefined,
     );
   }
@@ -422,6 +424,7 @@ export async function relayChat(
       retryable: true,
       isStream: inb.stream,
       estimateOutput: true,
+      estimatePrompt: () => countChatRequest(ESTIMATING_TOKENIZER, inb.pivot),
       countPrompt: async () => countChatRequest(await s.relay.counter.tokenizer(inb.model), inb.pivot),
       unservedBy: (type) =>
         transportFor(type)?.chat

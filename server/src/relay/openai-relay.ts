@@ -10,7 +10,7 @@ import {
   UnsupportedEndpointError,
   type UpstreamRequest,
 } from '../providers/openai/request.js';
-import { countInput } from '../providers/token-counter.js';
+import { countInput, ESTIMATING_TOKENIZER, type Tokenizer } from '../providers/token-counter.js';
 import { TranslationError } from '../providers/translate/translation-error.js';
 import type { Services } from '../services.js';
 import {
@@ -68,13 +68,8 @@ type Inbound =
   | { kind: 'json'; raw: Buffer; value: Json }
   | { kind: 'multipart'; contentType: string; body: Readable; model: string | undefined };
 
-/** Prompt tokens counted before sending: what the reserve is based on, and the fallback usage. */
-async function countPrompt(
-  s: Services,
-  endpoint: OpenAiEndpoint,
-  model: string,
-  body: Json,
-): Promise<number> {
+/** Prompt tokens of a non-chat request by `tok`: the estimate for the reserve, or the real count. */
+function promptTokensBy(tok: Tokenizer, endpoint: OpenAiEndpoint, body: Json): number {
   switch (endpoint) {
     case 'audio/speech':
       // Speech is billed per input character (reference §5.2).
@@ -89,12 +84,12 @@ async function countPrompt(
       const n = numberField(body, 'n') ?? 1;
       return 1000 * Math.max(1, Math.floor(n));
     }
-    default: {
-      const tok = await s.relay.counter.tokenizer(model);
-      if (endpoint === 'completions') return countInput(tok, body.prompt);
-      if (endpoint === 'rerank') return countInput(tok, body.query) + countInput(tok, body.documents);
+    case 'completions':
+      return countInput(tok, body.prompt);
+    case 'rerank':
+      return countInput(tok, body.query) + countInput(tok, body.documents);
+    default:
       return countInput(tok, body.input);
-    }
   }
 }
 
@@ -137,6 +132,7 @@ async function relayWhole(
   const convert = vendor?.transport.openAiReply;
   if (vendor && convert && JSON_REPLY.has(endpoint)) {
     // A vendor with its own reply shape (Cohere or Jina rerank) answers in the gateway's shape.
+    const promptTokens = await ctx.promptTokens();
     return relayJsonReply(ctx, (raw) => {
       let out: ReturnType<typeof convert>;
       try {
@@ -144,7 +140,7 @@ async function relayWhole(
           endpoint,
           model: vendor.model,
           body: vendor.body,
-          promptTokens: ctx.promptTokens,
+          promptTokens,
         });
       } catch {
         throw new RelayError(
@@ -218,7 +214,8 @@ export async function relayOpenAi(
       retryable: inbound.kind === 'json',
       isStream: stream,
       estimateOutput: endpoint !== 'audio/speech',
-      countPrompt: () => countPrompt(s, endpoint, model, fields),
+      estimatePrompt: () => promptTokensBy(ESTIMATING_TOKENIZER, endpoint, fields),
+      countPrompt: async () => promptTokensBy(await s.relay.counter.tokenizer(model), endpoint, fields),
       unservedBy: (type) =>
         servesOpenAiEndpoint(type, endpoint)
           ? undefined

@@ -44,7 +44,9 @@ export interface RelayCall {
   /** False for a streamed upload, which cannot be sent to a second channel. */
   retryable: boolean;
   isStream: boolean;
-  /** Prompt tokens counted before sending: the reserve's basis and the fallback usage. */
+  /** Prompt tokens as the reserve assumes them: a cheap estimate, counted before sending. */
+  estimatePrompt(): number;
+  /** Prompt tokens counted by the model's tokenizer: the usage when the upstream reports none. */
   countPrompt(): Promise<number>;
   /** The reply's output is counted locally when the upstream reports none (not for speech). */
   estimateOutput: boolean;
@@ -71,7 +73,8 @@ export interface ReplyContext {
   startedMs: number;
   reply: FastifyReply;
   log: FastifyBaseLogger;
-  promptTokens: number;
+  /** The exact prompt count, made on first use (most replies carry usage and never need it). */
+  promptTokens: () => Promise<number>;
   selection: Selection;
 }
 
@@ -222,7 +225,7 @@ export async function relayEventStream(
       const tok = await s.relay.counter.tokenizer(ctx.selection.upstreamModel);
       fallback = {
         ...emptyUsage(),
-        inputTokens: ctx.promptTokens,
+        inputTokens: await ctx.promptTokens(),
         outputTokens: countText(tok, stream.completionText()),
         estimated: true,
       };
@@ -308,12 +311,16 @@ export async function runRelay(
 
   const requestedPrice = priceOf(s, model);
   if (!requestedPrice) throw relayErrors.unpriced(model);
-  const promptTokens = await call.countPrompt();
+  let counted: Promise<number> | undefined;
+  const promptTokens = () => {
+    counted ??= call.countPrompt();
+    return counted;
+  };
   const o = s.options.current;
   const amount = reserveAmount({
     price: requestedPrice,
     groupRatio: caller.group.ratio,
-    promptTokens,
+    promptTokens: call.estimatePrompt(),
     maxTokens: call.maxTokens,
     n: call.n,
     preConsumedQuota: o.PreConsumedQuota,
@@ -503,7 +510,7 @@ interface SettleInput {
   reservation: Reservation;
   call: RelayCall;
   attempt: Attempt;
-  promptTokens: number;
+  promptTokens: () => Promise<number>;
   outcome: RelayOutcome;
   startedMs: number;
   ip: string;
@@ -521,7 +528,7 @@ function settle(s: Services, x: SettleInput): void {
       const tok = await s.relay.counter.tokenizer(attempt.selection.upstreamModel);
       usage = {
         ...emptyUsage(),
-        inputTokens: x.promptTokens,
+        inputTokens: await x.promptTokens(),
         outputTokens: call.estimateOutput ? countText(tok, outcome.completionText()) : 0,
         // Speech is priced on input characters, which were counted exactly.
         estimated: call.estimateOutput,
