@@ -44,7 +44,9 @@ import { OptionStore } from './options/option-store.js';
 import { TokenCounter } from './providers/token-counter.js';
 import { VertexTokenCache } from './providers/vertex/access-token.js';
 import { ZhipuTokenCache } from './providers/zhipu/token.js';
+import { ChannelAccessCache } from './relay/channel-access-cache.js';
 import { ChannelTestRun } from './relay/channel-tester.js';
+import { channelAccess } from './relay/channel-transports.js';
 import { RelayTables } from './relay/relay-tables.js';
 import {
   type ChannelHealth,
@@ -188,6 +190,7 @@ export async function composeServices(
       ledger,
       counter: new TokenCounter(),
       bucket,
+      access: new ChannelAccessCache((channel) => channelAccess(services, channel)),
       upstream,
       pending: new Set<Promise<unknown>>(),
       testRun: new ChannelTestRun(() => services),

@@ -12,8 +12,8 @@ import { countText } from '../providers/token-counter.js';
 import { isMeaningfulUsage } from '../providers/usage.js';
 import type { Services } from '../services.js';
 import {
+  type ChannelAccess,
   ChannelUnusable,
-  channelAccess,
   type UpstreamHeaders,
   UpstreamRefused,
 } from './channel-transports.js';
@@ -56,7 +56,7 @@ export interface RelayCall {
    */
   unservedBy(channelType: number): string | undefined;
   /** Plans the exchange with one channel; throws ChannelUnusable when the channel cannot serve it. */
-  prepare(selection: Selection, channel: ReturnType<typeof channelAccess>): Exchange | Promise<Exchange>;
+  prepare(selection: Selection, channel: ChannelAccess): Exchange | Promise<Exchange>;
 }
 
 /** The request for one channel and how to read what it answers. */
@@ -146,10 +146,14 @@ function clientErrorFor(e: UpstreamError): RelayError {
 /** Headers for a hijacked reply: those set by hooks (CORS, request id) plus the content type. */
 export function replyHeaders(reply: FastifyReply, contentType: string): Record<string, string | string[]> {
   const set: Record<string, string | string[]> = {};
-  for (const [k, v] of Object.entries(reply.getHeaders())) {
+  const fromHooks = reply.getHeaders();
+  for (const k in fromHooks) {
+    const v = fromHooks[k];
     if (v !== undefined) set[k] = Array.isArray(v) ? v.map(String) : String(v);
   }
-  return { ...set, 'content-type': contentType, 'x-request-id': String(reply.request.id) };
+  set['content-type'] = contentType;
+  set['x-request-id'] = String(reply.request.id);
+  return set;
 }
 
 /** A streamed reply seen from the pipeline: bytes in, the client's bytes out, usage read on the way. */
@@ -415,7 +419,7 @@ async function sendWithRetries(
     const attemptStarted = s.clock.nowMs();
     let exchange: Exchange | undefined;
     const failure = await (async () => {
-      exchange = await call.prepare(selection, channelAccess(s, selection.channel));
+      exchange = await call.prepare(selection, r.access.get(selection.channel));
       const req = exchange.request;
       return sendUpstream(r.upstream, {
         origin: req.origin,

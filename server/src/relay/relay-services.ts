@@ -4,6 +4,7 @@ import type { TokenBucket } from '../cache/token-bucket.js';
 import type { TokenCounter } from '../providers/token-counter.js';
 import type { VertexTokenCache } from '../providers/vertex/access-token.js';
 import type { ZhipuTokenCache } from '../providers/zhipu/token.js';
+import type { ChannelAccessCache } from './channel-access-cache.js';
 import type { ChannelTestRun } from './channel-tester.js';
 import type { RelayTables } from './relay-tables.js';
 import type { ChannelHealth } from './routing/channel-health.js';
@@ -19,6 +20,8 @@ export interface RelayServices {
   ledger: Ledger;
   counter: TokenCounter;
   bucket: TokenBucket;
+  /** Channels' decrypted keys and parsed settings, per routing-table entry. */
+  access: ChannelAccessCache;
   /** Keep-alive connection pools to the upstreams, one per origin. */
   upstream: Dispatcher;
   /** Settlements started and not yet committed; graceful shutdown and tests wait on these. */
