@@ -1,5 +1,5 @@
 import { TokenStatus } from '@switchyard/domain';
-import type { Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { Database } from '../db/create-db.js';
 import type { Tables } from '../db/tables.js';
 import type { ConsumeLog, LedgerStore, ReserveRefusal } from './ledger.js';
@@ -15,9 +15,10 @@ class Refusal extends Error {
 
 /**
  * The ledger's SQL through Kysely, for PostgreSQL and MySQL (and SQLite without a file). Reserves
- * run as direct transactions; settlements and releases go through the group-commit writer. Every
- * balance change is a relative, conditional UPDATE, so no interleaving of requests, nodes or
- * engines takes a user or a token below zero (the fix of reference §16 item 7).
+ * run directly, in as few round trips as the engine allows; settlements and releases go through
+ * the group-commit writer. Every balance change is a relative, conditional UPDATE, so no
+ * interleaving of requests, nodes or engines takes a user or a token below zero (the fix of
+ * reference §16 item 7).
  */
 export class KyselyLedgerStore implements LedgerStore {
   constructor(
@@ -26,10 +27,59 @@ export class KyselyLedgerStore implements LedgerStore {
   ) {}
 
   /**
-   * The user is updated before the token, in the same order as settlement, so the two never
-   * deadlock on PostgreSQL or MySQL.
+   * The user is locked before the token on every path, in the same order as settlement, so the
+   * two never deadlock on PostgreSQL or MySQL. A reserve is on the path of every relay request and
+   * its row locks are held until it commits, so round trips count twice: each one is paid by the
+   * request and by every request waiting on the same user.
    */
   async reserve(held: HeldQuota): Promise<ReserveRefusal | null> {
+    // One row, one statement: it commits by itself on every engine.
+    if (held.tokenUnlimited) return (await this.takeFromUser(held)) ? null : 'insufficient_user_quota';
+    if (this.database.dialect === 'postgres') return this.reserveByFunction(held);
+    if (this.database.dialect === 'mysql' && (await this.takeFromBoth(held))) return null;
+    // SQLite, and MySQL after a refusal: its one statement cannot say which balance was short, so
+    // the reserve is tried again step by step, whose answer (a refusal or a grant) is the one given.
+    return this.reserveInTransaction(held);
+  }
+
+  private async takeFromUser(held: HeldQuota): Promise<boolean> {
+    const user = await this.database.db
+      .updateTable('users')
+      .set((eb) => ({ quota: eb('quota', '-', held.amount) }))
+      .where('id', '=', held.userId)
+      .where('quota', '>=', held.amount)
+      .executeTakeFirst();
+    return Number(user.numUpdatedRows) === 1;
+  }
+
+  /** One round trip: `reserve_quota` (migration 0002) does both updates, or neither. */
+  private async reserveByFunction(held: HeldQuota): Promise<ReserveRefusal | null> {
+    const result = await sql<{ refusal: string | null }>`
+      select reserve_quota(${held.userId}, ${held.tokenId}, ${held.amount}) as refusal`.execute(
+      this.database.db,
+    );
+    const refusal = result.rows[0]?.refusal ?? null;
+    if (refusal === null || refusal === 'insufficient_user_quota' || refusal === 'insufficient_token_quota')
+      return refusal;
+    throw new Error(`reserve_quota answered ${refusal}`);
+  }
+
+  /**
+   * MySQL/MariaDB in one statement: a multi-table UPDATE changes both rows or neither, and reads
+   * them under lock, so the balance checked is the newest. Its rows are locked in the order the
+   * tables are named (checked on MariaDB 10.11), hence users first. False when either was short.
+   */
+  private async takeFromBoth(held: HeldQuota): Promise<boolean> {
+    const amount = held.amount;
+    const result = await sql`
+      update users, tokens
+      set users.quota = users.quota - ${amount}, tokens.remain_quota = tokens.remain_quota - ${amount}
+      where users.id = ${held.userId} and tokens.id = ${held.tokenId}
+        and users.quota >= ${amount} and tokens.remain_quota >= ${amount}`.execute(this.database.db);
+    return Number(result.numAffectedRows ?? 0) > 0;
+  }
+
+  private async reserveInTransaction(held: HeldQuota): Promise<ReserveRefusal | null> {
     const amount = held.amount;
     try {
       await this.database.db.transaction().execute(async (trx) => {
@@ -40,7 +90,6 @@ export class KyselyLedgerStore implements LedgerStore {
           .where('quota', '>=', amount)
           .executeTakeFirst();
         if (Number(user.numUpdatedRows) !== 1) throw new Refusal('insufficient_user_quota');
-        if (held.tokenUnlimited) return;
         const token = await trx
           .updateTable('tokens')
           .set((eb) => ({ remain_quota: eb('remain_quota', '-', amount) }))

@@ -428,6 +428,97 @@ for (const { target, store } of variants) {
       expect((await user(u)).quota).toBe(1_000_000 - k * 130);
     });
 
+    // 50 requests of 70 against balances with room for exactly 10 (plus a remainder too small for an 11th).
+    const concurrentCases = [
+      {
+        name: 'the user is short',
+        userRoom: 10,
+        tokenRoom: 30,
+        unlimited: false,
+        reason: 'insufficient_user_quota',
+      },
+      {
+        name: 'the token is short',
+        userRoom: 30,
+        tokenRoom: 10,
+        unlimited: false,
+        reason: 'insufficient_token_quota',
+      },
+      {
+        name: 'the token is unlimited',
+        userRoom: 10,
+        tokenRoom: 0,
+        unlimited: true,
+        reason: 'insufficient_user_quota',
+      },
+    ] as const;
+    for (const c of concurrentCases) {
+      it(`grants exactly 10 of 50 concurrent reserves when ${c.name}, both balances or neither`, async () => {
+        const amount = 70;
+        const userStart = c.userRoom * amount + amount - 1;
+        const tokenStart = c.tokenRoom * amount + amount - 1;
+        const u = await addUser(userStart);
+        const t = await addToken(u, tokenStart, c.unlimited);
+        const results = await Promise.all(
+          Array.from({ length: 50 }, () =>
+            ledger.reserve({ userId: u, tokenId: t, tokenUnlimited: c.unlimited, amount }),
+          ),
+        );
+        expect(results.filter((r) => r.ok)).toHaveLength(10);
+        expect(results.filter((r) => !r.ok && r.reason === c.reason)).toHaveLength(40);
+        expect((await user(u)).quota).toBe(userStart - 10 * amount);
+        expect((await token(t)).remain).toBe(c.unlimited ? tokenStart : tokenStart - 10 * amount);
+      });
+    }
+
+    it("refuses an unlimited token's reserve on the user alone, leaving the token as it was", async () => {
+      const u = await addUser(50);
+      const t = await addToken(u, 0, true);
+      expect(await ledger.reserve({ userId: u, tokenId: t, tokenUnlimited: true, amount: 51 })).toEqual({
+        ok: false,
+        reason: 'insufficient_user_quota',
+      });
+      expect((await user(u)).quota).toBe(50);
+      expect(await token(t)).toEqual({ remain: 0, used: 0, status: TokenStatus.Enabled });
+    });
+
+    // Row locks exist only on the servers; SQLite writers take the whole file in turn.
+    it.skipIf(target.engine === 'sqlite')(
+      'locks the user before the token, and gives the user back when the token is drained meanwhile',
+      async () => {
+        const u = await addUser(10_000);
+        const t = await addToken(u, 1000);
+        const userIsLocked = () =>
+          d.db
+            .selectFrom('users')
+            .select('id')
+            .where('id', '=', u)
+            .forUpdate()
+            .noWait()
+            .execute()
+            .then(
+              () => false,
+              () => true,
+            );
+        let pending: ReturnType<Ledger['reserve']> | undefined;
+        await d.db.transaction().execute(async (trx) => {
+          await trx.updateTable('tokens').set({ remain_quota: 100 }).where('id', '=', t).execute();
+          pending = ledger.reserve({ userId: u, tokenId: t, tokenUnlimited: false, amount: 400 });
+          // The reserve holds the user while it waits for the token: it took the user first.
+          const deadline = Date.now() + 10_000;
+          while (!(await userIsLocked())) {
+            if (Date.now() > deadline) throw new Error('the reserve never locked the user');
+            await new Promise((resolve) => setTimeout(resolve, 20));
+          }
+        });
+        // The token's balance was checked after the wait, and the user's deduction went back.
+        expect(await pending).toEqual({ ok: false, reason: 'insufficient_token_quota' });
+        expect((await user(u)).quota).toBe(10_000);
+        expect((await token(t)).remain).toBe(100);
+        expect(await userIsLocked()).toBe(false);
+      },
+    );
+
     it('keeps money and records in agreement under 200 concurrent requests with overruns', async () => {
       const start = 20_000;
       const u = await addUser(start);
