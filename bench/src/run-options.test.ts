@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseRunOptions, UsageError } from './run-options.js';
+import { parseRunOptions, SOAK_TARGET_S, UsageError } from './run-options.js';
 
 describe('parseRunOptions', () => {
   it('runs every variant with full-length phases by default', () => {
@@ -13,6 +13,15 @@ describe('parseRunOptions', () => {
       logLevel: 'warn',
     });
     expect(o.variants).toEqual(['sqlite', 'postgres', 'postgres+redis']);
+    // The five-minute soak, its first minute left out of the trend.
+    expect(o.soak).toMatchObject({ durationS: SOAK_TARGET_S, warmupS: 60 });
+  });
+
+  it('--quick soaks too briefly to be judged, and --no-soak leaves the soak out', () => {
+    const quick = parseRunOptions(['--quick']).soak!;
+    expect(quick.durationS).toBeLessThan(SOAK_TARGET_S);
+    expect(quick.warmupS).toBeLessThan(quick.durationS);
+    expect(parseRunOptions(['--no-soak']).soak).toBeUndefined();
   });
 
   it('--quick shortens every phase and keeps to SQLite', () => {

@@ -1,6 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { comparisonTable, evaluateTargets, formatRatio, formatValue, renderTable } from './report-table.js';
-import type { LoadResult, SlowBaselines, SlowStreamsResult, TargetResult, VariantResult } from './results.js';
+import {
+  comparisonTable,
+  evaluateTargets,
+  formatRatio,
+  formatValue,
+  renderTable,
+  soakTable,
+  targetsTable,
+} from './report-table.js';
+import type {
+  LoadResult,
+  SlowBaselines,
+  SlowStreamsResult,
+  SoakResult,
+  TargetResult,
+  VariantResult,
+} from './results.js';
 
 function load(rps: number, p50Ms: number, extra: Partial<LoadResult> = {}): LoadResult {
   return {
@@ -150,5 +165,93 @@ describe('evaluateTargets', () => {
     const byName = Object.fromEntries(evaluateTargets(slowGw).map((c) => [c.target, c]));
     expect(byName['added p50 latency, chat, 1 conn (ms)']!.ok).toBe(false);
     expect(byName['failed requests through the gateway']).toMatchObject({ value: 2, ok: false });
+  });
+});
+
+describe('the soak', () => {
+  const trend = (startMb: number, endMb: number, slopeMbPerMin: number) => ({
+    samples: 120,
+    startMb,
+    endMb,
+    maxMb: Math.max(startMb, endMb) + 5,
+    slopeMbPerMin,
+  });
+  const soakRun = (durationS: number, rss: SoakResult['rss'], failures = 0): SoakResult => ({
+    durationS,
+    elapsedS: durationS,
+    warmupS: durationS / 5,
+    segmentS: 15,
+    connections: 32,
+    pauseMs: 40,
+    sampleS: 2,
+    requests: 240_000,
+    rps: 800,
+    chat: load(800, 1.5, { non2xx: failures }),
+    stream: load(800, 2),
+    rss,
+    heapUsed: trend(40, 41, 0.2),
+    rssSlopeBytesPerRequest: 10,
+    loopDelay: { p99Ms: 5, maxMs: 20 },
+    samples: [],
+  });
+  const withSoak = (soak: SoakResult): VariantResult => ({ ...variant, gateway: { ...gateway, soak } });
+  const soakChecks = (soak: SoakResult) =>
+    Object.fromEntries(
+      evaluateTargets(withSoak(soak))
+        .filter((c) => c.target.startsWith('soak') || c.target.startsWith('failed'))
+        .map((c) => [c.target, c]),
+    );
+
+  it('passes flat memory over a full-length soak', () => {
+    const c = soakChecks(soakRun(300, trend(150, 152, 0.5)));
+    expect(c['soak: RSS slope after warm-up (MiB/min)']).toMatchObject({ value: 0.5, ok: true });
+    expect(c['soak: RSS at end / at start']!.ok).toBe(true);
+    expect(c['soak: RSS at end / at start']!.value).toBeCloseTo(152 / 150);
+    expect(c['soak: RSS slope after warm-up (MiB/min)']!.unjudged).toBeUndefined();
+  });
+
+  it('fails a steady climb, and an end more than 10% above the start', () => {
+    const climbing = soakChecks(soakRun(300, trend(150, 160, 2.5)));
+    expect(climbing['soak: RSS slope after warm-up (MiB/min)']!.ok).toBe(false);
+    expect(climbing['soak: RSS at end / at start']!.ok).toBe(true);
+    const stepped = soakChecks(soakRun(300, trend(150, 170, 1)));
+    expect(stepped['soak: RSS slope after warm-up (MiB/min)']!.ok).toBe(true);
+    expect(stepped['soak: RSS at end / at start']!.ok).toBe(false);
+  });
+
+  it('does not pass a soak shorter than five minutes, however flat: too short to judge', () => {
+    const c = soakChecks(soakRun(20, trend(150, 150, 0)));
+    for (const name of ['soak: RSS slope after warm-up (MiB/min)', 'soak: RSS at end / at start']) {
+      expect(c[name]!.ok).toBe(false);
+      expect(c[name]!.unjudged).toMatch(/too short to judge/);
+    }
+    const table = targetsTable(evaluateTargets(withSoak(soakRun(20, trend(150, 150, 0)))));
+    const row = table.split('\n').find((l) => l.includes('RSS slope'))!;
+    expect(row).toContain('too short to judge (20 s of 300 s)');
+    expect(row).not.toMatch(/\| pass \||\| FAIL \|/);
+  });
+
+  it('counts the soak failures with the gateway failures', () => {
+    const c = soakChecks(soakRun(300, trend(150, 150, 0), 3));
+    expect(c['failed requests through the gateway']).toMatchObject({ value: 3, ok: false });
+  });
+
+  it('prints start, end, max and slope in its own table', () => {
+    const text = soakTable('sqlite', soakRun(300, trend(150.2, 151.4, 0.36)));
+    expect(text).toContain('300 s of steady load');
+    const cells = (label: string) =>
+      text
+        .split('\n')
+        .find((l) => l.startsWith(`| ${label} `))!
+        .split('|')
+        .map((c) => c.trim())[2];
+    expect(cells('RSS at start MiB')).toBe('150.2');
+    expect(cells('RSS at end MiB')).toBe('151.4');
+    expect(cells('RSS max MiB')).toBe('156.4');
+    expect(cells('RSS slope MiB/min')).toBe('0.36');
+  });
+
+  it('leaves the soak targets out of a variant without a soak', () => {
+    expect(evaluateTargets(variant).some((c) => c.target.startsWith('soak'))).toBe(false);
   });
 });
