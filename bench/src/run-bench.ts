@@ -27,7 +27,7 @@ import { type CpuProfile, summarizeProfile } from './report/cpu-profile-summary.
 import { logComplaints } from './report/gateway-log.js';
 import { evaluateTargets } from './report/report-table.js';
 import type { BenchResults, VariantResult } from './report/results.js';
-import type { RunOptions, Variant } from './run-options.js';
+import { type RunOptions, type ServerPlan, VARIANTS, type Variant } from './run-options.js';
 import { runSoak } from './soak.js';
 import { chatRequestBody } from './upstream/canned-replies.js';
 import type { FakeUpstream, ReplyMode } from './upstream/fake-upstream.js';
@@ -226,6 +226,9 @@ export async function runBench(o: RunOptions, run: RunEnvironment): Promise<Benc
       bare: { label: 'bare proxy', origin: bare.origin, keys, proc: bare.proc } satisfies ChatTarget,
     };
     const variants: VariantResult[] = [];
+    for (const v of VARIANTS) {
+      if (!o.variants.includes(v)) skipped.push(`${v}: not in this run (--variants adds it)`);
+    }
     for (const variant of o.variants) {
       const result = await runVariant(variant, {
         o,
@@ -242,7 +245,9 @@ export async function runBench(o: RunOptions, run: RunEnvironment): Promise<Benc
       if (result) variants.push(result);
     }
 
-    const targets = variants.flatMap((v) => evaluateTargets(v));
+    // Variants measured without direct calls take the SQLite rounds' direct figures as the reference.
+    const sqliteDirect = variants.find((v) => v.variant === 'sqlite')?.direct;
+    const targets = variants.flatMap((v) => evaluateTargets(v, sqliteDirect));
     // Every child has exited (and been waited for) before the run's own CPU is read.
     for (const stop of stoppers.reverse()) await stop();
     stoppers.length = 0;
@@ -365,12 +370,30 @@ async function runVariant(variant: Variant, d: VariantDeps): Promise<VariantResu
     proc: gateway.proc,
   };
   const accounting: AccountingCheck[] = [];
-  const result: VariantResult = { variant, direct: {}, bare: {}, gateway: {}, accounting, setupS };
-  const targets = [baselines.direct, baselines.bare, target];
+  // The server engines get the short plan; SQLite keeps the full rounds.
+  const plan: ServerPlan =
+    variant === 'sqlite'
+      ? {
+          warmupS: o.warmupS,
+          rounds: o.rounds,
+          roundS: o.roundS,
+          oneConnS: o.oneConnS,
+          ttfbS: o.ttfbS,
+          direct: true,
+          slowStreamPhase: true,
+        }
+      : o.server;
+  const { warmupS, rounds, roundS, oneConnS, ttfbS } = plan;
+  const measureCtx: MeasureContext = { ...ctx, options: { ...o, warmupS, rounds, roundS, oneConnS, ttfbS } };
+  const result: VariantResult = { variant, direct: {}, bare: {}, gateway: {}, accounting, setupS, plan };
+  const targets = plan.direct ? [baselines.direct, baselines.bare, target] : [baselines.bare, target];
+  const slots = new Map<ChatTarget, object>([
+    [baselines.direct, result.direct],
+    [baselines.bare, result.bare],
+    [target, result.gateway],
+  ]);
   const keep = (figures: readonly object[]) => {
-    Object.assign(result.direct, figures[0]);
-    Object.assign(result.bare, figures[1]);
-    Object.assign(result.gateway, figures[2]);
+    figures.forEach((f, i) => Object.assign(slots.get(targets[i]!)!, f));
   };
   // Each phase is checked on its own: the snapshot before it, and the one once all has settled.
   let before = await snapshot(db, upstreams);
@@ -396,32 +419,33 @@ async function runVariant(variant: Variant, d: VariantDeps): Promise<VariantResu
   let soakGateway: GatewayProcess | undefined;
   try {
     await clock.time(`${variant}: chat`, async () => {
-      keep(await measureChat(ctx, targets, bodies.chatBody));
+      keep(await measureChat(measureCtx, targets, bodies.chatBody));
       await check('chat');
     });
 
     await clock.time(`${variant}: stream`, async () => {
       await useMode(upstreams, 'sse');
       await startPhase();
-      keep(await measureStreams(ctx, targets, bodies.streamBody));
+      keep(await measureStreams(measureCtx, targets, bodies.streamBody));
       await check('stream');
     });
 
-    await clock.time(`${variant}: slow streams`, async () => {
-      await startPhase();
-      const slowResult = await runSlowStreams({
-        ...slowSpec,
-        origin: gateway.origin,
-        keys,
-        proc: gateway.proc,
-        probeUrl: `${gateway.origin}/api/status`,
+    if (plan.slowStreamPhase)
+      await clock.time(`${variant}: slow streams`, async () => {
+        await startPhase();
+        const slowResult = await runSlowStreams({
+          ...slowSpec,
+          origin: gateway.origin,
+          keys,
+          proc: gateway.proc,
+          probeUrl: `${gateway.origin}/api/status`,
+        });
+        result.gateway.slow = slowResult;
+        say(
+          `  gateway (${variant}) slow streams: RSS ${slowResult.rssPeakMb} MiB, ${slowResult.flowingMean} flowing, loop delay p99 ${slowResult.loopDelay?.p99Ms} ms`,
+        );
+        await check('slow streams');
       });
-      result.gateway.slow = slowResult;
-      say(
-        `  gateway (${variant}) slow streams: RSS ${slowResult.rssPeakMb} MiB, ${slowResult.flowingMean} flowing, loop delay p99 ${slowResult.loopDelay?.p99Ms} ms`,
-      );
-      await check('slow streams');
-    });
 
     const soak = variant === 'sqlite' ? o.soak : undefined;
     if (soak) {

@@ -168,6 +168,63 @@ describe('evaluateTargets', () => {
   });
 });
 
+describe('a variant on the short server plan', () => {
+  const server: VariantResult = {
+    ...variant,
+    variant: 'postgres',
+    direct: {},
+    gateway: { ...gateway, slow: undefined },
+    plan: {
+      warmupS: 1,
+      rounds: 2,
+      roundS: 2,
+      oneConnS: 1,
+      ttfbS: 0.5,
+      direct: false,
+      slowStreamPhase: false,
+    },
+  };
+
+  it('takes the added latency against the direct calls of the SQLite rounds', () => {
+    const byName = Object.fromEntries(evaluateTargets(server, direct).map((c) => [c.target, c]));
+    expect(byName['added p50 latency, chat, 1 conn (ms)']!.value).toBeCloseTo(0.25);
+    expect(byName['added p50 TTFB, stream, 1 conn (ms)']!.value).toBeCloseTo(0.25);
+    // Without a reference the latency was not measured, and is not passed.
+    const alone = Object.fromEntries(evaluateTargets(server).map((c) => [c.target, c]));
+    expect(alone['added p50 latency, chat, 1 conn (ms)']).toMatchObject({ value: null, ok: false });
+  });
+
+  it('leaves the 1000-stream rows empty, baselines included, when the phase did not run', () => {
+    const rss = comparisonTable(server, slow)
+      .split('\n')
+      .find((l) => l.startsWith('| 1000 streams: RSS MiB'))!;
+    expect(rss.split('|').map((c) => c.trim())).toEqual([
+      '',
+      '1000 streams: RSS MiB',
+      '-',
+      '-',
+      '-',
+      '-',
+      '-',
+      '',
+    ]);
+  });
+
+  it('says the 1000-stream phase was left out rather than failing or passing it', () => {
+    const byName = Object.fromEntries(evaluateTargets(server, direct).map((c) => [c.target, c]));
+    expect(byName['RSS with 1000 streams (MiB)']).toMatchObject({ value: null, ok: false });
+    expect(byName['RSS with 1000 streams (MiB)']!.unjudged).toMatch(/not run/);
+    expect(byName['streams flowing of 1000 concurrent']!.unjudged).toMatch(/not run/);
+  });
+
+  it('still fails a missing 1000-stream result when the phase was meant to run', () => {
+    const missing: VariantResult = { ...server, plan: { ...server.plan!, slowStreamPhase: true } };
+    const byName = Object.fromEntries(evaluateTargets(missing, direct).map((c) => [c.target, c]));
+    expect(byName['RSS with 1000 streams (MiB)']).toMatchObject({ ok: false });
+    expect(byName['RSS with 1000 streams (MiB)']!.unjudged).toBeUndefined();
+  });
+});
+
 describe('the soak', () => {
   const trend = (startMb: number, endMb: number, slopeMbPerMin: number) => ({
     samples: 120,
