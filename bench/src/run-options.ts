@@ -41,6 +41,8 @@ export interface SoakOptions {
   durationS: number;
   /** The first part, left out of the memory trend (JIT, pools, caches, heap sizing). */
   warmupS: number;
+  /** Memory floors are taken per window this long: longer than the collector's saw-tooth. */
+  floorWindowS: number;
   /** Chat and streams take turns, this many seconds each. */
   segmentS: number;
   connections: number;
@@ -132,10 +134,11 @@ export function parseRunOptions(argv: readonly string[]): RunOptions {
         : {
             durationS: quick ? 20 : SOAK_TARGET_S,
             warmupS: quick ? 5 : 60,
+            floorWindowS: quick ? 5 : 60,
             segmentS: quick ? 5 : 15,
             connections: 32,
             pauseMs: 40,
-            sampleS: 2,
+            sampleS: 1,
           },
     connections: 64,
     variants,

@@ -15,6 +15,13 @@ import type { ReplyMode } from './upstream/fake-upstream.js';
 // saturation so the settle writer keeps up and the samples show what the process keeps, not a
 // backlog it has not written yet.
 
+/**
+ * After a switch nginx's old worker closes its idle keep-alive connections; a request the gateway
+ * sends on one of them just then fails and is retried on another channel (it happened once in
+ * nineteen switches of the first full run). A moment without load lets the gateway see them close.
+ */
+const SWITCH_PAUSE_MS = 300;
+
 export interface SoakSpec {
   load: LoadGenerator;
   origin: string;
@@ -27,6 +34,8 @@ export interface SoakSpec {
   durationS: number;
   /** The first part of the soak, left out of the trend. */
   warmupS: number;
+  /** The memory floor is the lowest sample of each window this long (see report/memory-trend.ts). */
+  floorWindowS: number;
   /** Seconds of chat, then of streams, in turn. */
   segmentS: number;
   connections: number;
@@ -70,6 +79,7 @@ export async function runSoak(spec: SoakSpec): Promise<SoakResult> {
       if (left < 1) break;
       const kind = i % 2 === 0 ? 'chat' : 'stream';
       await spec.useMode(kind === 'chat' ? 'json' : 'sse');
+      await sleep(SWITCH_PAUSE_MS);
       runs[kind].push(
         await spec.load.run({
           origin: spec.origin,
@@ -90,13 +100,14 @@ export async function runSoak(spec: SoakSpec): Promise<SoakResult> {
   const chat = combineRounds(runs.chat);
   const stream = combineRounds(runs.stream);
   const requests = chat.requests + stream.requests;
+  const windows = { warmupS: spec.warmupS, windowS: spec.floorWindowS, durationS: spec.durationS };
   const rss = memoryTrend(
     samples.map((s) => ({ tS: s.tS, mb: s.rssMb })),
-    spec.warmupS,
+    windows,
   );
   const heapUsed = memoryTrend(
     samples.map((s) => ({ tS: s.tS, mb: s.heapUsedMb })),
-    spec.warmupS,
+    windows,
   );
   const judged = samples.filter((s) => s.tS >= spec.warmupS);
   const rps = requests / elapsed;
@@ -108,6 +119,7 @@ export async function runSoak(spec: SoakSpec): Promise<SoakResult> {
     connections: spec.connections,
     pauseMs: spec.pauseMs,
     sampleS: spec.sampleS,
+    floorWindowS: spec.floorWindowS,
     requests,
     rps: round(rps, 1),
     chat,
@@ -123,7 +135,7 @@ export async function runSoak(spec: SoakSpec): Promise<SoakResult> {
     samples,
   };
   spec.say(
-    `  soak: ${requests} requests in ${result.elapsedS} s (${Math.round(rps)}/s); RSS ${rss.startMb} -> ${rss.endMb} MiB (max ${rss.maxMb}), slope ${rss.slopeMbPerMin} MiB/min; heap used ${heapUsed.startMb} -> ${heapUsed.endMb} MiB`,
+    `  soak: ${requests} requests in ${result.elapsedS} s (${Math.round(rps)}/s); RSS floors ${rss.floorsMb.join(', ')} MiB (max ${rss.maxMb}), slope ${rss.slopeMbPerMin} MiB/min; heap used floors ${heapUsed.floorsMb.join(', ')} MiB`,
   );
   return result;
 }

@@ -37,42 +37,76 @@ describe('leastSquaresSlope', () => {
 });
 
 describe('memoryTrend', () => {
-  it('judges only the window after the warm-up, in MiB per minute', () => {
-    // Steep growth in the first minute (warm-up), then 1 MiB per minute.
-    const samples = series(300, (t) => (t < 60 ? 100 + t : 160 + (t - 60) / 60));
-    const trend = memoryTrend(samples, 60);
-    expect(trend.slopeMbPerMin).toBeCloseTo(1, 2);
+  /** The full soak: five minutes, the first one warm-up, floors per minute. */
+  const minutes = { warmupS: 60, windowS: 60, durationS: 300 };
+  /** The garbage collector's saw-tooth: 80 MiB of growth over `periodS`, then back to the floor. */
+  const tooth = (tS: number, periodS = 40) => ((tS % periodS) / periodS) * 80;
+
+  it('takes the floor of each minute after the warm-up, and the slope of the floors', () => {
+    // A floor rising 3 MiB a minute under the tooth; the warm-up climbs steeply and is left out.
+    const samples = series(300, (t) => (t < 60 ? 50 + t : 200 + ((t - 60) / 60) * 3 + tooth(t)));
+    const trend = memoryTrend(samples, minutes);
+    expect(trend.floorsMb).toHaveLength(4);
+    expect(trend.slopeMbPerMin).toBeCloseTo(3, 0);
+    // The first trough after the warm-up is at 80 s, the last at 240 s.
+    expect(trend.startMb).toBeCloseTo(201, 1);
+    expect(trend.endMb).toBeCloseTo(209, 1);
     expect(trend.samples).toBe(121);
-    // Medians of the first and last five samples of the window: t = 64 s and t = 292 s.
-    expect(trend.startMb).toBeCloseTo(160.1, 1);
-    expect(trend.endMb).toBeCloseTo(163.9, 1);
+  });
+
+  it('does not depend on where in a tooth the soak stops, unlike a line through every sample', () => {
+    // A flat process with a 55 s tooth, the soak stopping anywhere in its last ten seconds.
+    const flat = (t: number) => 200 + tooth(t, 55);
+    const trends = [];
+    for (let stop = 290; stop <= 300; stop += 2) trends.push(memoryTrend(series(stop, flat), minutes));
+    for (const t of trends) {
+      expect(Math.abs(t.slopeMbPerMin)).toBeLessThan(0.5);
+      expect(t.endMb).toBeLessThan(t.startMb + 3);
+    }
+    // A line through every sample of the same process tilts by more than 2 MiB a minute.
+    const stops = [];
+    for (let stop = 270; stop <= 300; stop += 2) stops.push(memoryTrend(series(stop, flat), minutes));
+    expect(Math.max(...stops.map((t) => Math.abs(t.sampleSlopeMbPerMin)))).toBeGreaterThan(2);
+  });
+
+  it('counts only the whole windows inside the planned length', () => {
+    // A 190 s run: the minutes from 60 s and from 120 s count; the cut one from 180 s does not.
+    const cut = memoryTrend(
+      series(190, (t) => (t >= 180 ? 10 : 100)),
+      { ...minutes, durationS: 190 },
+    );
+    expect(cut.floorsMb).toEqual([100, 100]);
+    expect(cut.endMb).toBe(100);
+    // A soak that stopped early has its missing windows left out, not filled.
+    expect(
+      memoryTrend(
+        series(150, () => 100),
+        minutes,
+      ).floorsMb,
+    ).toEqual([100, 100]);
   });
 
   it('takes the maximum over the whole run, warm-up included', () => {
-    const samples = series(120, (t) => (t === 10 ? 250 : 150));
-    const trend = memoryTrend(samples, 60);
+    const trend = memoryTrend(
+      series(300, (t) => (t === 10 ? 250 : 150)),
+      minutes,
+    );
     expect(trend.maxMb).toBe(250);
     expect(trend.slopeMbPerMin).toBe(0);
   });
 
-  it('does not let one collection decide the start or the end level', () => {
-    const samples = series(300, (t) => (t === 60 || t === 300 ? 90 : 150));
-    const trend = memoryTrend(samples, 60);
-    expect(trend.startMb).toBe(150);
-    expect(trend.endMb).toBe(150);
-  });
-
   it('sorts the samples by time first', () => {
-    const samples = series(180, (t) => 100 + t / 30).reverse();
-    expect(memoryTrend(samples, 60).slopeMbPerMin).toBeCloseTo(2);
+    const samples = series(300, (t) => 100 + t / 30).reverse();
+    expect(memoryTrend(samples, minutes).slopeMbPerMin).toBeCloseTo(2);
   });
 
   it('has no figures when nothing was sampled after the warm-up', () => {
     const trend = memoryTrend(
       series(30, () => 100),
-      60,
+      minutes,
     );
     expect(trend.samples).toBe(0);
+    expect(trend.floorsMb).toEqual([]);
     expect(trend.slopeMbPerMin).toBeNaN();
     expect(trend.startMb).toBeNaN();
     expect(trend.maxMb).toBe(100);

@@ -103,6 +103,8 @@ export interface SoakResult {
   /** Pause of each connection after a reply before its next request. */
   pauseMs: number;
   sampleS: number;
+  /** The memory floors are the lowest sample of each window this long. */
+  floorWindowS: number;
   requests: number;
   rps: number;
   /** The chat and the stream segments, combined like rounds (`roundsRps` has every segment's rate). */
@@ -110,7 +112,7 @@ export interface SoakResult {
   stream: LoadResult;
   rss: MemoryTrend;
   heapUsed: MemoryTrend;
-  /** The RSS slope divided by the request rate: what each request would leave behind if it were a leak. */
+  /** The RSS floors' slope over the request rate: what each request would leave behind if it were a leak. */
   rssSlopeBytesPerRequest: number;
   /** After the warm-up: the median of the sample windows' p99, and the largest delay. */
   loopDelay: { p99Ms: number; maxMs: number };
