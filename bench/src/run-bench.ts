@@ -393,7 +393,7 @@ async function runVariant(variant: Variant, d: VariantDeps): Promise<VariantResu
     [target, result.gateway],
   ]);
   const keep = (figures: readonly object[]) => {
-    figures.forEach((f, i) => Object.assign(slots.get(targets[i]!)!, f));
+    for (const [i, f] of figures.entries()) Object.assign(slots.get(targets[i]!)!, f);
   };
   // Each phase is checked on its own: the snapshot before it, and the one once all has settled.
   let before = await snapshot(db, upstreams);
