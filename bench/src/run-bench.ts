@@ -27,7 +27,7 @@ import { type CpuProfile, summarizeProfile } from './report/cpu-profile-summary.
 import { logComplaints } from './report/gateway-log.js';
 import { evaluateTargets } from './report/report-table.js';
 import type { BenchResults, VariantResult } from './report/results.js';
-import { type RunOptions, type ServerPlan, VARIANTS, type Variant } from './run-options.js';
+import { type RunOptions, VARIANTS, type Variant, type VariantPlan } from './run-options.js';
 import { runSoak } from './soak.js';
 import { chatRequestBody } from './upstream/canned-replies.js';
 import type { FakeUpstream, ReplyMode } from './upstream/fake-upstream.js';
@@ -371,7 +371,7 @@ async function runVariant(variant: Variant, d: VariantDeps): Promise<VariantResu
   };
   const accounting: AccountingCheck[] = [];
   // The server engines get the short plan; SQLite keeps the full rounds.
-  const plan: ServerPlan =
+  const plan: VariantPlan =
     variant === 'sqlite'
       ? {
           warmupS: o.warmupS,

@@ -25,11 +25,8 @@ export interface RoundPlan {
   ttfbS: number;
 }
 
-/**
- * How the server-engine variants are measured. Their figure that matters is the database's cost per
- * request, which CPU time per request shows in short rounds; they get what is left of the budget.
- */
-export interface ServerPlan extends RoundPlan {
+/** How one variant is measured: its round lengths, and which targets and phases it has. */
+export interface VariantPlan extends RoundPlan {
   /** Direct calls never touch the database: when false they are measured in the SQLite rounds only. */
   direct: boolean;
   /** Whether the 1000-slow-stream phase runs. */
@@ -57,7 +54,11 @@ export const SOAK_TARGET_S = 300;
 /** The round lengths are the SQLite variant's; `server` has the PostgreSQL variants' own. */
 export interface RunOptions extends RoundPlan {
   mode: 'quick' | 'full';
-  server: ServerPlan;
+  /**
+   * The server-engine variants' plan. Their figure that matters is the database's cost per request,
+   * which CPU time per request shows in short rounds; they get what is left of the ten minutes.
+   */
+  server: VariantPlan;
   slowStreams: number;
   slowIntervalMs: number;
   slowHoldS: number;

@@ -1,5 +1,5 @@
 import type { PhaseTiming } from '../phase-clock.js';
-import type { ServerPlan } from '../run-options.js';
+import type { VariantPlan } from '../run-options.js';
 import type { AccountingCheck } from './accounting.js';
 import type { LogComplaints } from './gateway-log.js';
 import type { MemoryTrend } from './memory-trend.js';
@@ -140,7 +140,7 @@ export interface VariantResult {
   /** Start-up and setup time, for the curious. */
   setupS: number;
   /** The round lengths and phases this variant was measured with (the server engines get shorter ones). */
-  plan?: ServerPlan;
+  plan?: VariantPlan;
   /** Warnings and errors the gateway logged while it was measured. */
   log?: LogComplaints;
 }
