@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { BareProxy } from './bare-proxy.js';
 import { type BenchDatabase, ledgerTotals } from './gateway/bench-database.js';
-import type { GatewayConfig } from './gateway/gateway-process.js';
+import { type GatewayConfig, GatewayProcess } from './gateway/gateway-process.js';
 import { prepareGateway } from './gateway/prepare-gateway.js';
 import { BENCH_MODEL, SLOW_MODEL, scenarioSummary } from './gateway/scenario.js';
 import { AutocannonLoad } from './load/autocannon-load.js';
@@ -15,6 +15,7 @@ import type { LoadGenerator } from './load/load-generator.js';
 import { runSlowStreams } from './load/slow-streams.js';
 import { WrkLoad, wrkVersion } from './load/wrk-load.js';
 import { CHAT_PATH, type ChatTarget, type MeasureContext, measureChat, measureStreams } from './measure.js';
+import { PhaseClock } from './phase-clock.js';
 import { machineTicks, othersShare, processTicks } from './processes/cpu-time.js';
 import {
   type AccountingCheck,
@@ -26,7 +27,8 @@ import { type CpuProfile, summarizeProfile } from './report/cpu-profile-summary.
 import { logComplaints } from './report/gateway-log.js';
 import { evaluateTargets } from './report/report-table.js';
 import type { BenchResults, VariantResult } from './report/results.js';
-import type { RunOptions, Variant } from './run-options.js';
+import { type RunOptions, VARIANTS, type Variant, type VariantPlan } from './run-options.js';
+import { runSoak } from './soak.js';
 import { chatRequestBody } from './upstream/canned-replies.js';
 import type { FakeUpstream, ReplyMode } from './upstream/fake-upstream.js';
 import { NginxUpstream, nginxVersion } from './upstream/nginx-upstream.js';
@@ -152,6 +154,7 @@ export async function runBench(o: RunOptions, run: RunEnvironment): Promise<Benc
   const runDir = mkdtempSync(path.join(os.tmpdir(), 'switchyard-bench-'));
   say(`run directory: ${runDir}${o.keep ? '' : ' (deleted at the end; --keep keeps it)'}`);
   const skipped: string[] = [];
+  const clock = new PhaseClock(say);
   const stoppers: (() => Promise<void>)[] = [];
   const sample = () => ({ machine: machineTicks(), own: processTicks('self', true) });
   const idleStart = sample();
@@ -200,19 +203,22 @@ export async function runBench(o: RunOptions, run: RunEnvironment): Promise<Benc
 
     // ---- slow streams, straight to the upstream and through the bare proxy (measured once) ----
     say(`baselines: ${o.slowStreams} slow streams`);
-    const slowDirect = await runSlowStreams({ ...slowSpec, origin: slow.origin, keys });
-    say(`  direct: ${slowDirect.flowingMean} flowing, TTFB p99 ${slowDirect.ttfbP99Ms} ms`);
-    const bareSlow = await BareProxy.start(runDir, slow.origin, 'slow');
-    stoppers.push(() => bareSlow.stop());
-    const slowBare = await runSlowStreams({
-      ...slowSpec,
-      origin: bareSlow.origin,
-      keys,
-      proc: bareSlow.proc,
-      probeUrl: `${bareSlow.origin}/__ping`,
+    const { slowDirect, slowBare } = await clock.time('baselines: slow streams', async () => {
+      const slowDirect = await runSlowStreams({ ...slowSpec, origin: slow.origin, keys });
+      say(`  direct: ${slowDirect.flowingMean} flowing, TTFB p99 ${slowDirect.ttfbP99Ms} ms`);
+      const bareSlow = await BareProxy.start(runDir, slow.origin, 'slow');
+      stoppers.push(() => bareSlow.stop());
+      const slowBare = await runSlowStreams({
+        ...slowSpec,
+        origin: bareSlow.origin,
+        keys,
+        proc: bareSlow.proc,
+        probeUrl: `${bareSlow.origin}/__ping`,
+      });
+      say(`  bare proxy: RSS ${slowBare.rssPeakMb} MiB, ${slowBare.flowingMean} flowing`);
+      await bareSlow.stop();
+      return { slowDirect, slowBare };
     });
-    say(`  bare proxy: RSS ${slowBare.rssPeakMb} MiB, ${slowBare.flowingMean} flowing`);
-    await bareSlow.stop();
 
     // ---- per database variant: the gateway, with direct calls and the bare proxy in the same rounds ----
     const baselines = {
@@ -220,6 +226,9 @@ export async function runBench(o: RunOptions, run: RunEnvironment): Promise<Benc
       bare: { label: 'bare proxy', origin: bare.origin, keys, proc: bare.proc } satisfies ChatTarget,
     };
     const variants: VariantResult[] = [];
+    for (const v of VARIANTS) {
+      if (!o.variants.includes(v)) skipped.push(`${v}: not in this run (--variants adds it)`);
+    }
     for (const variant of o.variants) {
       const result = await runVariant(variant, {
         o,
@@ -231,11 +240,14 @@ export async function runBench(o: RunOptions, run: RunEnvironment): Promise<Benc
         baselines,
         bodies: { chatBody, streamBody },
         slowSpec,
+        clock,
       });
       if (result) variants.push(result);
     }
 
-    const targets = variants.flatMap((v) => evaluateTargets(v));
+    // Variants measured without direct calls take the SQLite rounds' direct figures as the reference.
+    const sqliteDirect = variants.find((v) => v.variant === 'sqlite')?.direct;
+    const targets = variants.flatMap((v) => evaluateTargets(v, sqliteDirect));
     // Every child has exited (and been waited for) before the run's own CPU is read.
     for (const stop of stoppers.reverse()) await stop();
     stoppers.length = 0;
@@ -274,11 +286,13 @@ export async function runBench(o: RunOptions, run: RunEnvironment): Promise<Benc
         slowStreams: o.slowStreams,
         slowStreamChunkIntervalMs: o.slowIntervalMs,
         slowStreamHoldS: o.slowHoldS,
+        soak: o.soak ?? 'left out (--no-soak)',
       },
       slowBaselines: { direct: slowDirect, bare: slowBare },
       variants,
       skipped,
       targets,
+      timings: clock.timings,
     };
   } finally {
     for (const stop of stoppers.reverse()) await stop().catch(() => {});
@@ -296,10 +310,11 @@ interface VariantDeps {
   baselines: { direct: ChatTarget; bare: ChatTarget };
   bodies: { chatBody: string; streamBody: string };
   slowSpec: { path: string; body: string; streams: number; holdS: number; chunkIntervalMs: number };
+  clock: PhaseClock;
 }
 
 async function runVariant(variant: Variant, d: VariantDeps): Promise<VariantResult | undefined> {
-  const { o, run, runDir, ctx, upstreams, skipped, baselines, bodies, slowSpec } = d;
+  const { o, run, runDir, ctx, upstreams, skipped, baselines, bodies, slowSpec, clock } = d;
   const say = run.say;
   const dataDir = path.join(runDir, `data-${variant.replace('+', '-')}`);
   mkdirSync(dataDir, { recursive: true });
@@ -343,11 +358,8 @@ async function runVariant(variant: Variant, d: VariantDeps): Promise<VariantResu
   say(`gateway (${variant}): setting up the scenario`);
   const t0 = Date.now();
   await useMode(upstreams, 'json');
-  const prepared = await prepareGateway(
-    runDir,
-    config,
-    { fast: upstreams.provider.origin, slow: upstreams.slow.origin },
-    say,
+  const prepared = await clock.time(`${variant}: setup`, () =>
+    prepareGateway(runDir, config, { fast: upstreams.provider.origin, slow: upstreams.slow.origin }, say),
   );
   const setupS = Math.round((Date.now() - t0) / 100) / 10;
   const { gateway, db, keys } = prepared;
@@ -358,12 +370,30 @@ async function runVariant(variant: Variant, d: VariantDeps): Promise<VariantResu
     proc: gateway.proc,
   };
   const accounting: AccountingCheck[] = [];
-  const result: VariantResult = { variant, direct: {}, bare: {}, gateway: {}, accounting, setupS };
-  const targets = [baselines.direct, baselines.bare, target];
+  // The server engines get the short plan; SQLite keeps the full rounds.
+  const plan: VariantPlan =
+    variant === 'sqlite'
+      ? {
+          warmupS: o.warmupS,
+          rounds: o.rounds,
+          roundS: o.roundS,
+          oneConnS: o.oneConnS,
+          ttfbS: o.ttfbS,
+          direct: true,
+          slowStreamPhase: true,
+        }
+      : o.server;
+  const { warmupS, rounds, roundS, oneConnS, ttfbS } = plan;
+  const measureCtx: MeasureContext = { ...ctx, options: { ...o, warmupS, rounds, roundS, oneConnS, ttfbS } };
+  const result: VariantResult = { variant, direct: {}, bare: {}, gateway: {}, accounting, setupS, plan };
+  const targets = plan.direct ? [baselines.direct, baselines.bare, target] : [baselines.bare, target];
+  const slots = new Map<ChatTarget, object>([
+    [baselines.direct, result.direct],
+    [baselines.bare, result.bare],
+    [target, result.gateway],
+  ]);
   const keep = (figures: readonly object[]) => {
-    Object.assign(result.direct, figures[0]);
-    Object.assign(result.bare, figures[1]);
-    Object.assign(result.gateway, figures[2]);
+    for (const [i, f] of figures.entries()) Object.assign(slots.get(targets[i]!)!, f);
   };
   // Each phase is checked on its own: the snapshot before it, and the one once all has settled.
   let before = await snapshot(db, upstreams);
@@ -386,35 +416,70 @@ async function runVariant(variant: Variant, d: VariantDeps): Promise<VariantResu
   target.drain = async () => {
     if (!stuck) await settled();
   };
+  let soakGateway: GatewayProcess | undefined;
   try {
-    keep(await measureChat(ctx, targets, bodies.chatBody));
-    await check('chat');
-
-    await useMode(upstreams, 'sse');
-    await startPhase();
-    keep(await measureStreams(ctx, targets, bodies.streamBody));
-    await check('stream');
-
-    await startPhase();
-    const slowResult = await runSlowStreams({
-      ...slowSpec,
-      origin: gateway.origin,
-      keys,
-      proc: gateway.proc,
-      probeUrl: `${gateway.origin}/api/status`,
+    await clock.time(`${variant}: chat`, async () => {
+      keep(await measureChat(measureCtx, targets, bodies.chatBody));
+      await check('chat');
     });
-    result.gateway.slow = slowResult;
-    say(
-      `  gateway (${variant}) slow streams: RSS ${slowResult.rssPeakMb} MiB, ${slowResult.flowingMean} flowing, loop delay p99 ${slowResult.loopDelay?.p99Ms} ms`,
-    );
-    await check('slow streams');
+
+    await clock.time(`${variant}: stream`, async () => {
+      await useMode(upstreams, 'sse');
+      await startPhase();
+      keep(await measureStreams(measureCtx, targets, bodies.streamBody));
+      await check('stream');
+    });
+
+    if (plan.slowStreamPhase)
+      await clock.time(`${variant}: slow streams`, async () => {
+        await startPhase();
+        const slowResult = await runSlowStreams({
+          ...slowSpec,
+          origin: gateway.origin,
+          keys,
+          proc: gateway.proc,
+          probeUrl: `${gateway.origin}/api/status`,
+        });
+        result.gateway.slow = slowResult;
+        say(
+          `  gateway (${variant}) slow streams: RSS ${slowResult.rssPeakMb} MiB, ${slowResult.flowingMean} flowing, loop delay p99 ${slowResult.loopDelay?.p99Ms} ms`,
+        );
+        await check('slow streams');
+      });
+
+    const soak = variant === 'sqlite' ? o.soak : undefined;
+    if (soak) {
+      await clock.time(`${variant}: soak`, async () => {
+        // A fresh process, so the trend is the soak's own and not the slow streams' high-water mark.
+        // It is not profiled: a profile of minutes of soak would bury the measured phases.
+        say(`gateway (${variant}): ${soak.durationS} s soak on a fresh process`);
+        await gateway.stop();
+        soakGateway = await GatewayProcess.start(runDir, { ...config, cpuProfileDir: undefined }, 3);
+        await startPhase();
+        result.gateway.soak = await runSoak({
+          ...soak,
+          load: ctx.load,
+          origin: soakGateway.origin,
+          keys,
+          proc: soakGateway.proc,
+          bodies: { chat: bodies.chatBody, stream: bodies.streamBody },
+          useMode: (mode) => useMode(upstreams, mode),
+          say,
+        });
+        await check('soak');
+      });
+    }
     for (const a of accounting) if (!a.ok) say(`  accounting ${a.phase}: ${a.problems.join('; ')}`);
   } finally {
-    await gateway.stop();
-    await db.close();
-    await dropSchema?.().catch(() => {});
+    await clock.time(`${variant}: stop`, async () => {
+      await gateway.stop();
+      await soakGateway?.stop();
+      await db.close();
+      await dropSchema?.().catch(() => {});
+    });
   }
-  result.log = logComplaints(readFileSync(gateway.proc.logFile, 'utf8'));
+  const logs = [gateway, soakGateway].map((g) => (g ? readFileSync(g.proc.logFile, 'utf8') : ''));
+  result.log = logComplaints(logs.join('\n'));
   if (result.log.warnings + result.log.errors > 0) {
     say(`  the gateway logged ${result.log.warnings} warnings and ${result.log.errors} errors:`);
     for (const m of result.log.messages) say(`    ${m.count} x ${m.level}: ${m.msg}`);

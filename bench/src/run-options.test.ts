@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { parseRunOptions, UsageError } from './run-options.js';
+import { parseRunOptions, SOAK_TARGET_S, UsageError } from './run-options.js';
 
 describe('parseRunOptions', () => {
-  it('runs every variant with full-length phases by default', () => {
+  it('runs SQLite with full-length phases, its soak, and PostgreSQL on the short server plan by default', () => {
     const o = parseRunOptions([]);
     expect(o).toMatchObject({
       mode: 'full',
@@ -12,7 +12,19 @@ describe('parseRunOptions', () => {
       slowStreams: 1000,
       logLevel: 'warn',
     });
-    expect(o.variants).toEqual(['sqlite', 'postgres', 'postgres+redis']);
+    expect(o.variants).toEqual(['sqlite', 'postgres']);
+    // The server engines: fewer, shorter rounds without the direct calls or the 1000 slow streams.
+    expect(o.server.rounds * o.server.roundS).toBeLessThan(o.rounds * o.roundS);
+    expect(o.server).toMatchObject({ direct: false, slowStreamPhase: false });
+    // The five-minute soak, its first minute left out of the trend.
+    expect(o.soak).toMatchObject({ durationS: SOAK_TARGET_S, warmupS: 60 });
+  });
+
+  it('--quick soaks too briefly to be judged, and --no-soak leaves the soak out', () => {
+    const quick = parseRunOptions(['--quick']).soak!;
+    expect(quick.durationS).toBeLessThan(SOAK_TARGET_S);
+    expect(quick.warmupS).toBeLessThan(quick.durationS);
+    expect(parseRunOptions(['--no-soak']).soak).toBeUndefined();
   });
 
   it('--quick shortens every phase and keeps to SQLite', () => {
@@ -26,6 +38,7 @@ describe('parseRunOptions', () => {
 
   it('takes a list of variants and refuses unknown ones', () => {
     expect(parseRunOptions(['--variants', 'postgres,sqlite']).variants).toEqual(['postgres', 'sqlite']);
+    expect(parseRunOptions(['--variants', 'sqlite,postgres,postgres+redis']).variants).toHaveLength(3);
     expect(() => parseRunOptions(['--variants', 'mysql'])).toThrow(UsageError);
     expect(() => parseRunOptions(['--bogus'])).toThrow();
   });

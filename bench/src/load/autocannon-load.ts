@@ -25,6 +25,8 @@ export class AutocannonLoad implements LoadGenerator {
       connections: spec.connections,
       duration: spec.durationS,
       timeout: 10,
+      // autocannon has no pause between requests; a per-connection rate cap comes closest.
+      ...(spec.pauseMs ? { connectionRate: Math.max(1, Math.round(1000 / spec.pauseMs)) } : {}),
       requests: [
         {
           method: 'POST',

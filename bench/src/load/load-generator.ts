@@ -8,6 +8,11 @@ export interface LoadSpec {
   durationS: number;
   body: string;
   keys: readonly string[];
+  /**
+   * A pause (ms) each connection takes after a reply before its next request: a steady load below
+   * saturation, for the soak. Absent: every connection sends back to back.
+   */
+  pauseMs?: number;
 }
 
 export interface LoadGenerator {

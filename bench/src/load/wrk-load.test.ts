@@ -44,5 +44,11 @@ describe('wrkScript', () => {
     expect(script).toContain('local body = [=[\n{"model":"m"}]=]');
     expect(script).toContain('i = i % n + 1');
     expect(script).toContain('BENCH_JSON');
+    expect(script).not.toContain('function delay()');
+  });
+
+  it('pauses each connection between requests when asked', () => {
+    const script = wrkScript({ path: '/p', body: '{}', keys: ['sk-a'], pauseMs: 40 });
+    expect(script).toMatch(/function delay\(\)\n {2}return 40\nend/);
   });
 });

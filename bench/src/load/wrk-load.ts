@@ -30,7 +30,13 @@ export function luaString(text: string): string {
   return `[${eq}[\n${text}]${eq}]`;
 }
 
-export function wrkScript(spec: Pick<LoadSpec, 'path' | 'body' | 'keys'>): string {
+export function wrkScript(spec: Pick<LoadSpec, 'path' | 'body' | 'keys' | 'pauseMs'>): string {
+  // wrk calls delay() after each reply and waits that many ms before the connection's next request;
+  // the wait is not part of the measured latency.
+  const pause =
+    spec.pauseMs === undefined
+      ? ''
+      : `\nfunction delay()\n  return ${Math.max(0, Math.round(spec.pauseMs))}\nend\n`;
   return `local keys = {
 ${spec.keys.map((k) => `  ${luaString(k)},`).join('\n')}
 }
@@ -51,7 +57,7 @@ function request()
   i = i % n + 1
   return reqs[i]
 end
-
+${pause}
 function done(summary, latency, requests)
   local e = summary.errors
   io.write(string.format(

@@ -1,6 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { comparisonTable, evaluateTargets, formatRatio, formatValue, renderTable } from './report-table.js';
-import type { LoadResult, SlowBaselines, SlowStreamsResult, TargetResult, VariantResult } from './results.js';
+import {
+  comparisonTable,
+  evaluateTargets,
+  formatRatio,
+  formatValue,
+  renderTable,
+  soakTable,
+  targetsTable,
+} from './report-table.js';
+import type {
+  LoadResult,
+  SlowBaselines,
+  SlowStreamsResult,
+  SoakResult,
+  TargetResult,
+  VariantResult,
+} from './results.js';
 
 function load(rps: number, p50Ms: number, extra: Partial<LoadResult> = {}): LoadResult {
   return {
@@ -150,5 +165,159 @@ describe('evaluateTargets', () => {
     const byName = Object.fromEntries(evaluateTargets(slowGw).map((c) => [c.target, c]));
     expect(byName['added p50 latency, chat, 1 conn (ms)']!.ok).toBe(false);
     expect(byName['failed requests through the gateway']).toMatchObject({ value: 2, ok: false });
+  });
+});
+
+describe('a variant on the short server plan', () => {
+  const server: VariantResult = {
+    ...variant,
+    variant: 'postgres',
+    direct: {},
+    gateway: { ...gateway, slow: undefined },
+    plan: {
+      warmupS: 1,
+      rounds: 2,
+      roundS: 2,
+      oneConnS: 1,
+      ttfbS: 0.5,
+      direct: false,
+      slowStreamPhase: false,
+    },
+  };
+
+  it('takes the added latency against the direct calls of the SQLite rounds', () => {
+    const byName = Object.fromEntries(evaluateTargets(server, direct).map((c) => [c.target, c]));
+    expect(byName['added p50 latency, chat, 1 conn (ms)']!.value).toBeCloseTo(0.25);
+    expect(byName['added p50 TTFB, stream, 1 conn (ms)']!.value).toBeCloseTo(0.25);
+    // Without a reference the latency was not measured, and is not passed.
+    const alone = Object.fromEntries(evaluateTargets(server).map((c) => [c.target, c]));
+    expect(alone['added p50 latency, chat, 1 conn (ms)']).toMatchObject({ value: null, ok: false });
+  });
+
+  it('leaves the 1000-stream rows empty, baselines included, when the phase did not run', () => {
+    const rss = comparisonTable(server, slow)
+      .split('\n')
+      .find((l) => l.startsWith('| 1000 streams: RSS MiB'))!;
+    expect(rss.split('|').map((c) => c.trim())).toEqual([
+      '',
+      '1000 streams: RSS MiB',
+      '-',
+      '-',
+      '-',
+      '-',
+      '-',
+      '',
+    ]);
+  });
+
+  it('says the 1000-stream phase was left out rather than failing or passing it', () => {
+    const byName = Object.fromEntries(evaluateTargets(server, direct).map((c) => [c.target, c]));
+    expect(byName['RSS with 1000 streams (MiB)']).toMatchObject({ value: null, ok: false });
+    expect(byName['RSS with 1000 streams (MiB)']!.unjudged).toMatch(/not run/);
+    expect(byName['streams flowing of 1000 concurrent']!.unjudged).toMatch(/not run/);
+  });
+
+  it('still fails a missing 1000-stream result when the phase was meant to run', () => {
+    const missing: VariantResult = { ...server, plan: { ...server.plan!, slowStreamPhase: true } };
+    const byName = Object.fromEntries(evaluateTargets(missing, direct).map((c) => [c.target, c]));
+    expect(byName['RSS with 1000 streams (MiB)']).toMatchObject({ ok: false });
+    expect(byName['RSS with 1000 streams (MiB)']!.unjudged).toBeUndefined();
+  });
+});
+
+describe('the soak', () => {
+  const trend = (startMb: number, endMb: number, slopeMbPerMin: number) => ({
+    samples: 240,
+    windowS: 60,
+    floorsMb: [startMb, (startMb + endMb) / 2, (startMb + endMb) / 2, endMb],
+    startMb,
+    endMb,
+    maxMb: Math.max(startMb, endMb) + 5,
+    slopeMbPerMin,
+    sampleSlopeMbPerMin: slopeMbPerMin + 1,
+  });
+  const soakRun = (durationS: number, rss: SoakResult['rss'], failures = 0): SoakResult => ({
+    durationS,
+    elapsedS: durationS,
+    warmupS: durationS / 5,
+    segmentS: 15,
+    connections: 32,
+    pauseMs: 40,
+    sampleS: 1,
+    floorWindowS: 60,
+    requests: 240_000,
+    rps: 800,
+    chat: load(800, 1.5, { non2xx: failures }),
+    stream: load(800, 2),
+    rss,
+    heapUsed: trend(40, 41, 0.2),
+    rssSlopeBytesPerRequest: 10,
+    loopDelay: { p99Ms: 5, maxMs: 20 },
+    samples: [],
+  });
+  const withSoak = (soak: SoakResult): VariantResult => ({ ...variant, gateway: { ...gateway, soak } });
+  const soakChecks = (soak: SoakResult) =>
+    Object.fromEntries(
+      evaluateTargets(withSoak(soak))
+        .filter((c) => c.target.startsWith('soak') || c.target.startsWith('failed'))
+        .map((c) => [c.target, c]),
+    );
+
+  it('passes flat memory over a full-length soak', () => {
+    const c = soakChecks(soakRun(300, trend(150, 152, 0.5)));
+    expect(c['soak: RSS floor slope after warm-up (MiB/min)']).toMatchObject({ value: 0.5, ok: true });
+    expect(c['soak: RSS floor at end / at start']!.ok).toBe(true);
+    expect(c['soak: RSS floor at end / at start']!.value).toBeCloseTo(152 / 150);
+    expect(c['soak: RSS floor slope after warm-up (MiB/min)']!.unjudged).toBeUndefined();
+  });
+
+  it('fails a steady climb, and an end more than 10% above the start', () => {
+    const climbing = soakChecks(soakRun(300, trend(150, 160, 2.5)));
+    expect(climbing['soak: RSS floor slope after warm-up (MiB/min)']!.ok).toBe(false);
+    expect(climbing['soak: RSS floor at end / at start']!.ok).toBe(true);
+    const stepped = soakChecks(soakRun(300, trend(150, 170, 1)));
+    expect(stepped['soak: RSS floor slope after warm-up (MiB/min)']!.ok).toBe(true);
+    expect(stepped['soak: RSS floor at end / at start']!.ok).toBe(false);
+  });
+
+  it('does not pass a soak shorter than five minutes, however flat: too short to judge', () => {
+    const c = soakChecks(soakRun(20, trend(150, 150, 0)));
+    for (const name of [
+      'soak: RSS floor slope after warm-up (MiB/min)',
+      'soak: RSS floor at end / at start',
+    ]) {
+      expect(c[name]!.ok).toBe(false);
+      expect(c[name]!.unjudged).toMatch(/too short to judge/);
+    }
+    const table = targetsTable(evaluateTargets(withSoak(soakRun(20, trend(150, 150, 0)))));
+    const row = table.split('\n').find((l) => l.includes('RSS floor slope'))!;
+    expect(row).toContain('too short to judge (20 s of 300 s)');
+    expect(row).not.toMatch(/\| pass \||\| FAIL \|/);
+  });
+
+  it('counts the soak failures with the gateway failures', () => {
+    const c = soakChecks(soakRun(300, trend(150, 150, 0), 3));
+    expect(c['failed requests through the gateway']).toMatchObject({ value: 3, ok: false });
+  });
+
+  it('prints start, end, max and slope in its own table', () => {
+    const text = soakTable('sqlite', soakRun(300, trend(150.2, 151.4, 0.36)));
+    expect(text).toContain('300 s of steady load');
+    const cells = (label: string) =>
+      text
+        .split('\n')
+        .find((l) => l.startsWith(`| ${label} `))!
+        .split('|')
+        .map((c) => c.trim())[2];
+    expect(cells('RSS at start MiB')).toBe('150.2');
+    expect(cells('RSS at end MiB')).toBe('151.4');
+    expect(cells('RSS max MiB')).toBe('156.4');
+    expect(cells('RSS slope MiB/min')).toBe('0.36');
+    expect(cells('RSS floors MiB, per 60 s')).toBe('150, 151, 151, 151');
+    expect(cells('RSS slope of all samples MiB/min')).toBe('1.36');
+  });
+
+  it('leaves the soak targets out of a variant without a soak', () => {
+    expect(evaluateTargets(variant).some((c) => c.target.startsWith('soak'))).toBe(false);
   });
 });

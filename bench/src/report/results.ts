@@ -1,5 +1,8 @@
+import type { PhaseTiming } from '../phase-clock.js';
+import type { VariantPlan } from '../run-options.js';
 import type { AccountingCheck } from './accounting.js';
 import type { LogComplaints } from './gateway-log.js';
+import type { MemoryTrend } from './memory-trend.js';
 
 // The shape of bench/results/latest.json. Times in milliseconds, memory in MiB.
 
@@ -74,12 +77,55 @@ export interface SlowStreamsResult {
   probe?: { idleP50Ms: number; loadP50Ms: number; loadP99Ms: number; loadMaxMs: number };
 }
 
+/** One sample of the gateway during the soak. */
+export interface SoakSample {
+  /** Seconds since the soak started. */
+  tS: number;
+  rssMb: number;
+  heapUsedMb: number;
+  /** Event-loop delay in the window since the previous sample. */
+  loopP99Ms: number;
+  loopMaxMs: number;
+}
+
+/**
+ * Minutes of steady, paced load (chat and streams taking turns) through a fresh gateway process,
+ * its memory sampled throughout. The trends leave out the warm-up.
+ */
+export interface SoakResult {
+  /** Planned length; the memory target is judged only on a soak of its full length. */
+  durationS: number;
+  elapsedS: number;
+  warmupS: number;
+  /** Seconds of chat, then of streams, in turn. */
+  segmentS: number;
+  connections: number;
+  /** Pause of each connection after a reply before its next request. */
+  pauseMs: number;
+  sampleS: number;
+  /** The memory floors are the lowest sample of each window this long. */
+  floorWindowS: number;
+  requests: number;
+  rps: number;
+  /** The chat and the stream segments, combined like rounds (`roundsRps` has every segment's rate). */
+  chat: LoadResult;
+  stream: LoadResult;
+  rss: MemoryTrend;
+  heapUsed: MemoryTrend;
+  /** The RSS floors' slope over the request rate: what each request would leave behind if it were a leak. */
+  rssSlopeBytesPerRequest: number;
+  /** After the warm-up: the median of the sample windows' p99, and the largest delay. */
+  loopDelay: { p99Ms: number; maxMs: number };
+  samples: SoakSample[];
+}
+
 export interface TargetResult {
   json64?: LoadResult;
   json1?: LoadResult;
   stream64?: StreamLoadResult;
   ttfb?: TtfbResult;
   slow?: SlowStreamsResult;
+  soak?: SoakResult;
 }
 
 /** One gateway variant, with the direct and bare-proxy figures measured in the same rounds. */
@@ -93,6 +139,8 @@ export interface VariantResult {
   accounting: AccountingCheck[];
   /** Start-up and setup time, for the curious. */
   setupS: number;
+  /** The round lengths and phases this variant was measured with (the server engines get shorter ones). */
+  plan?: VariantPlan;
   /** Warnings and errors the gateway logged while it was measured. */
   log?: LogComplaints;
 }
@@ -123,6 +171,8 @@ export interface BenchResults {
   /** Variants or measurements left out, with the reason. */
   skipped: string[];
   targets: TargetCheck[];
+  /** Wall-clock seconds of each phase, in the order they ran (the build before the run excluded). */
+  timings?: PhaseTiming[];
 }
 
 export interface TargetCheck {
@@ -131,4 +181,6 @@ export interface TargetCheck {
   value: number | null;
   limit: string;
   ok: boolean;
+  /** Why no verdict could be given (the measurement was too short to judge); `ok` is then false. */
+  unjudged?: string;
 }

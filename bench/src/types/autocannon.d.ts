@@ -20,6 +20,7 @@ declare module 'autocannon' {
     duration?: number;
     timeout?: number;
     pipelining?: number;
+    connectionRate?: number;
     requests?: RequestSpec[];
   }
   interface Result {
