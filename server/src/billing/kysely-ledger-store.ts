@@ -1,11 +1,23 @@
 import { TokenStatus } from '@switchyard/domain';
-import { sql, type Transaction } from 'kysely';
+import { type Insertable, sql, type Transaction } from 'kysely';
 import type { Database } from '../db/create-db.js';
-import type { Tables } from '../db/tables.js';
+import type { LogsTable, Tables } from '../db/tables.js';
 import type { ConsumeLog, LedgerStore, ReserveRefusal } from './ledger.js';
 import { settlementAmounts, withShortfall } from './settlement.js';
+import { type LockedBalances, needsRoom, type PlannedSettle, planSettlements } from './settlement-plan.js';
+import { SettlementQueue } from './settlement-queue.js';
 import type { HeldQuota, SettledAmounts } from './sqlite-ledger-core.js';
 import type { WriteBatcher } from './write-batcher.js';
+
+/** A settlement (`settle` set) or a release waiting for its group. */
+interface QueuedSettle {
+  held: HeldQuota;
+  settle: { finalQuota: number; log: ConsumeLog; recordLog: boolean } | undefined;
+}
+
+// 500 rows x 19 columns stay far below the 65 535 parameters PostgreSQL and MySQL allow a statement
+// and SQLite's 32 766.
+const LOG_ROWS_PER_INSERT = 500;
 
 class Refusal extends Error {
   constructor(readonly reason: ReserveRefusal) {
@@ -21,10 +33,17 @@ class Refusal extends Error {
  * reference §16 item 7).
  */
 export class KyselyLedgerStore implements LedgerStore {
+  private readonly queue: SettlementQueue<QueuedSettle, SettledAmounts>;
+
   constructor(
     private readonly database: Database,
-    private readonly writer: WriteBatcher,
-  ) {}
+    writer: WriteBatcher,
+  ) {
+    this.queue = new SettlementQueue(writer, {
+      runGroup: (trx, items) => this.settleGroup(trx, items),
+      runOne: (trx, item) => this.runOne(trx, item),
+    });
+  }
 
   /**
    * The user is locked before the token on every path, in the same order as settlement, so the
@@ -107,32 +126,136 @@ export class KyselyLedgerStore implements LedgerStore {
   }
 
   settle(held: HeldQuota, finalQuota: number, log: ConsumeLog, recordLog: boolean): Promise<SettledAmounts> {
-    return this.run((trx) => this.settleIn(trx, held, finalQuota, log, recordLog));
+    return this.queue.add({ held, settle: { finalQuota, log, recordLog } });
   }
 
   async release(held: HeldQuota): Promise<void> {
-    await this.run(async (trx) => {
-      await this.move(trx, held, held.amount, 0, false);
-      return { charged: 0, refunded: held.amount, shortfall: 0 };
-    });
+    await this.queue.add({ held, settle: undefined });
   }
 
   flush(): Promise<void> {
-    return this.writer.flush();
+    return this.queue.flush();
   }
 
   close(): Promise<void> {
-    return this.writer.close();
+    return this.queue.close();
   }
 
-  /** Submits `work` to the writer; its value is the one computed by the run that committed. */
-  private async run(work: (trx: Transaction<Tables>) => Promise<SettledAmounts>): Promise<SettledAmounts> {
-    let value: SettledAmounts | undefined;
-    await this.writer.submit(async (trx) => {
-      value = await work(trx);
+  /**
+   * A whole group of settlements and releases in a fixed number of statements: the balances are
+   * read under lock only when one of them exceeds its reserve, then one UPDATE per user, token and
+   * channel touched (users, then tokens, then channels, each by id: the order every node locks in,
+   * so two nodes never deadlock on them), and the log rows in multi-row INSERTs.
+   */
+  private async settleGroup(
+    trx: Transaction<Tables>,
+    items: readonly QueuedSettle[],
+  ): Promise<SettledAmounts[]> {
+    const planned = items.map(
+      (item): PlannedSettle => ({
+        held: item.held,
+        finalQuota: item.settle?.finalQuota,
+        channelId: item.settle?.log.channel_id ?? 0,
+      }),
+    );
+    const balances = planned.some(needsRoom) ? await this.lockBalances(trx, items) : undefined;
+    const plan = planSettlements(planned, balances);
+    for (const user of plan.users) {
+      await trx
+        .updateTable('users')
+        .set((eb) => ({
+          quota: eb('quota', '+', user.quota),
+          used_quota: eb('used_quota', '+', user.used),
+          request_count: eb('request_count', '+', user.requests),
+        }))
+        .where('id', '=', user.id)
+        .execute();
+    }
+    for (const token of plan.tokens) {
+      await trx
+        .updateTable('tokens')
+        .set((eb) => ({
+          ...(token.exhausted
+            ? {
+                status: eb
+                  .case()
+                  .when('status', '=', TokenStatus.Enabled)
+                  .then(TokenStatus.Exhausted)
+                  .else(eb.ref('status'))
+                  .end(),
+              }
+            : {}),
+          remain_quota: eb('remain_quota', '+', token.remain),
+          used_quota: eb('used_quota', '+', token.used),
+        }))
+        .where('id', '=', token.id)
+        .execute();
+    }
+    for (const channel of plan.channels) {
+      await trx
+        .updateTable('channels')
+        .set((eb) => ({ used_quota: eb('used_quota', '+', channel.used) }))
+        .where('id', '=', channel.id)
+        .execute();
+    }
+    const rows: Insertable<LogsTable>[] = [];
+    items.forEach((item, i) => {
+      const a = plan.amounts[i]!;
+      if (item.settle?.recordLog)
+        rows.push({
+          ...item.settle.log,
+          quota: a.charged,
+          metadata: withShortfall(item.settle.log.metadata, a.shortfall),
+        });
     });
-    if (!value) throw new Error('The settlement job committed without a result');
-    return value;
+    for (let at = 0; at < rows.length; at += LOG_ROWS_PER_INSERT) {
+      await trx
+        .insertInto('logs')
+        .values(rows.slice(at, at + LOG_ROWS_PER_INSERT))
+        .execute();
+    }
+    return plan.amounts.map((a) => ({ charged: a.charged, refunded: a.refunded, shortfall: a.shortfall }));
+  }
+
+  /**
+   * The balances of every user and token of the group, locked until commit (FOR UPDATE) in the
+   * order of the updates that follow, so the room an overrun is given is the room it takes. SQLite
+   * needs no lock clause: its single connection is held by this transaction.
+   */
+  private async lockBalances(
+    trx: Transaction<Tables>,
+    items: readonly QueuedSettle[],
+  ): Promise<LockedBalances> {
+    const lock = this.database.dialect !== 'sqlite';
+    const userIds = [...new Set(items.map((i) => i.held.userId))].sort((a, b) => a - b);
+    const tokenIds = [...new Set(items.map((i) => i.held.tokenId))].sort((a, b) => a - b);
+    let userQuery = trx.selectFrom('users').select(['id', 'quota']).where('id', 'in', userIds).orderBy('id');
+    if (lock) userQuery = userQuery.forUpdate();
+    const users = new Map((await userQuery.execute()).map((u) => [Number(u.id), Number(u.quota)]));
+    let tokenQuery = trx
+      .selectFrom('tokens')
+      .select(['id', 'remain_quota', 'status'])
+      .where('id', 'in', tokenIds)
+      .orderBy('id');
+    if (lock) tokenQuery = tokenQuery.forUpdate();
+    const tokens = new Map(
+      (await tokenQuery.execute()).map((t) => [
+        Number(t.id),
+        { remain: Number(t.remain_quota), status: Number(t.status) },
+      ]),
+    );
+    return { users, tokens };
+  }
+
+  /** One settlement or release alone: the path a group's items take when the group failed. */
+  private runOne(trx: Transaction<Tables>, item: QueuedSettle): Promise<SettledAmounts> {
+    if (item.settle)
+      return this.settleIn(trx, item.held, item.settle.finalQuota, item.settle.log, item.settle.recordLog);
+    return this.move(trx, item.held, item.held.amount, 0, false).then(() => ({
+      charged: 0,
+      refunded: item.held.amount,
+      shortfall: 0,
+    }));
   }
 
   private async settleIn(

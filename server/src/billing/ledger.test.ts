@@ -519,6 +519,134 @@ for (const { target, store } of variants) {
       },
     );
 
+    it('settles 500 concurrent requests over 5 users, 20 tokens and 3 channels exactly as one by one', async () => {
+      let rng = 4242;
+      const rand = (n: number) => {
+        rng = (rng * 1103515245 + 12345) % 2 ** 31;
+        // The low bits of this generator repeat quickly; the high ones do not.
+        return Math.floor(rng / 2 ** 16) % n;
+      };
+      // Token 3 of each user is unlimited; user 0 and most tokens hold little beyond their reserves,
+      // so overruns run into shortfalls and exhaust tokens on the way.
+      const plans = Array.from({ length: 500 }, () => {
+        const amount = 50 + rand(200);
+        const kind = rand(8);
+        return {
+          user: rand(5),
+          token: rand(4),
+          channel: rand(3),
+          amount,
+          // release, exact, refund or overrun
+          final:
+            kind === 0 ? undefined : kind === 1 ? amount : kind < 5 ? rand(amount) : amount + 1 + rand(300),
+        };
+      });
+      const reservedOn = (user: number, token?: number) =>
+        plans
+          .filter((p) => p.user === user && (token === undefined || p.token === token))
+          .reduce((sum, p) => sum + p.amount, 0);
+      const world = async () => {
+        const users: number[] = [];
+        const tokens: number[][] = [];
+        for (let ui = 0; ui < 5; ui++) {
+          const u = await addUser(reservedOn(ui) + (ui === 0 ? 150 : 1_000_000));
+          users.push(u);
+          const own: number[] = [];
+          for (let ti = 0; ti < 4; ti++) own.push(await addToken(u, reservedOn(ui, ti) + 40 * ti, ti === 3));
+          tokens.push(own);
+        }
+        const channels = [await addChannel(), await addChannel(), await addChannel()];
+        const hold = (p: (typeof plans)[number]) => ({
+          userId: users[p.user]!,
+          tokenId: tokens[p.user]![p.token]!,
+          tokenUnlimited: p.token === 3,
+          amount: p.amount,
+        });
+        const finish = (p: (typeof plans)[number], r: Reservation) =>
+          p.final === undefined
+            ? ledger.release(r)
+            : ledger.settle(
+                r,
+                p.final,
+                logFor(r.userId, r.tokenId, channels[p.channel]!, `{"plan":${plans.indexOf(p)}}`),
+              );
+        const state = async () => ({
+          users: await Promise.all(users.map(user)),
+          tokens: await Promise.all(tokens.flat().map(token)),
+          channels: await Promise.all(channels.map(channelUsed)),
+          logs: (await Promise.all(users.map(logsOf))).map((rows) =>
+            rows.map((l) => ({
+              token: tokens.flat().indexOf(toNumber(l.token_id)),
+              channel: channels.indexOf(toNumber(l.channel_id)),
+              quota: toNumber(l.quota),
+              metadata: l.metadata,
+            })),
+          ),
+        });
+        return { hold, finish, state };
+      };
+
+      // Together: reserves at once, then settlements in waves, so several groups and batches form.
+      const together = await world();
+      const held = await Promise.all(plans.map((p) => reserveOk(together.hold(p))));
+      const pending: Promise<Awaited<ReturnType<Ledger['settle']>>>[] = [];
+      for (let i = 0; i < plans.length; i++) {
+        if (i % 60 === 0) await new Promise((resolve) => setImmediate(resolve));
+        pending.push(together.finish(plans[i]!, held[i]!));
+      }
+      const results = await Promise.all(pending);
+
+      // One by one, in the same order, on a second set of rows.
+      const alone = await world();
+      const aloneHeld: Reservation[] = [];
+      for (const p of plans) aloneHeld.push(await reserveOk(alone.hold(p)));
+      const aloneResults = [];
+      for (let i = 0; i < plans.length; i++) aloneResults.push(await alone.finish(plans[i]!, aloneHeld[i]!));
+
+      expect(results).toEqual(aloneResults);
+      const end = await together.state();
+      expect(end).toEqual(await alone.state());
+      // The case mix is the one intended: shortfalls, exhausted tokens, releases, a log per settle.
+      expect(results.filter((r) => r.shortfall > 0).length).toBeGreaterThan(10);
+      expect(end.tokens.filter((t) => t.status === TokenStatus.Exhausted).length).toBeGreaterThan(2);
+      expect(results.filter((r) => r.outcome === 'released').length).toBeGreaterThan(20);
+      expect(end.logs.flat()).toHaveLength(results.filter((r) => r.outcome === 'settled').length);
+      const charged = results.reduce((sum, r) => sum + r.charged, 0);
+      expect(end.channels.reduce((a, b) => a + b, 0)).toBe(charged);
+      expect(end.users.reduce((sum, u) => sum + u.used, 0)).toBe(charged);
+      expect(end.users.every((u) => u.quota >= 0) && end.tokens.every((t) => t.remain >= 0)).toBe(true);
+    });
+
+    it('commits the other settlements of a batch when one of them cannot be written', async () => {
+      const u = await addUser(100_000);
+      const t = await addToken(u, 100_000);
+      const c = await addChannel();
+      const held = await Promise.all(
+        Array.from({ length: 20 }, () =>
+          reserveOk({ userId: u, tokenId: t, tokenUnlimited: false, amount: 500 }),
+        ),
+      );
+      const results = await Promise.allSettled(
+        held.map((r, i) =>
+          ledger.settle(
+            r,
+            100 + i,
+            // A log row the database refuses: NOT NULL content.
+            i === 7 ? { ...logFor(u, t, c), content: null as unknown as string } : logFor(u, t, c),
+          ),
+        ),
+      );
+      expect(results.map((r) => r.status)).toEqual(held.map((_, i) => (i === 7 ? 'rejected' : 'fulfilled')));
+      const charged = held.reduce((sum, _, i) => (i === 7 ? sum : sum + 100 + i), 0);
+      // The failed one is still held: neither charged nor given back.
+      expect(await user(u)).toEqual({ quota: 100_000 - charged - 500, used: charged, requests: 19 });
+      expect(await token(t)).toMatchObject({ remain: 100_000 - charged - 500, used: charged });
+      expect(await channelUsed(c)).toBe(charged);
+      expect((await logsOf(u)).map((l) => toNumber(l.quota)).sort((a, b) => a - b)).toEqual(
+        held.map((_, i) => 100 + i).filter((q) => q !== 107),
+      );
+    });
+
     it('keeps money and records in agreement under 200 concurrent requests with overruns', async () => {
       const start = 20_000;
       const u = await addUser(start);

@@ -1,0 +1,134 @@
+import { TokenStatus } from '@switchyard/domain';
+import { type SettlementAmounts, settlementAmounts } from './settlement.js';
+import type { HeldQuota } from './sqlite-ledger-core.js';
+
+// The arithmetic of many settlements committed together: what each one charges, and the sums the
+// database must apply, one UPDATE per row touched. Pure, so a batch and the one-by-one path can be
+// compared without an engine.
+
+export interface PlannedSettle {
+  held: HeldQuota;
+  /** The final cost of a settle; undefined for a release (the whole reserve goes back, nothing is counted). */
+  finalQuota: number | undefined;
+  /** The channel whose used_quota grows with the charge; 0 or less for none. */
+  channelId: number;
+}
+
+/**
+ * The balances of every user and token of the batch, read under lock (nothing else can change
+ * them before the batch commits). A row that is missing has no room, as in the one-by-one path.
+ */
+export interface LockedBalances {
+  users: ReadonlyMap<number, number>;
+  tokens: ReadonlyMap<number, { remain: number; status: number }>;
+}
+
+export interface UserTotal {
+  id: number;
+  /** Added to `quota` (positive = given back). */
+  quota: number;
+  used: number;
+  requests: number;
+}
+
+export interface TokenTotal {
+  id: number;
+  /** Added to `remain_quota`; only limited reservations move it. */
+  remain: number;
+  used: number;
+  /** An extra charge took the token, enabled at that moment, to zero or below. */
+  exhausted: boolean;
+}
+
+export interface ChannelTotal {
+  id: number;
+  used: number;
+}
+
+export interface SettlementPlan {
+  /** One per settlement, in the given order. */
+  amounts: SettlementAmounts[];
+  /** Sorted by id, with nothing to do left out: updates in this order lock rows in the same order on every node. */
+  users: UserTotal[];
+  tokens: TokenTotal[];
+  channels: ChannelTotal[];
+}
+
+/** True when the settlement may take more than its reserve, which needs the balances' room. */
+export function needsRoom(s: PlannedSettle): boolean {
+  return s.finalQuota !== undefined && s.finalQuota > s.held.amount;
+}
+
+/**
+ * Plans `settles` as if each ran alone, one after the other in the given order: an overrun's room is
+ * what the locked balances hold after the settlements before it. Without `balances` no settlement
+ * may need room (refunds and releases never depend on a balance).
+ */
+export function planSettlements(
+  settles: readonly PlannedSettle[],
+  balances?: LockedBalances,
+): SettlementPlan {
+  const userBalance = new Map(balances?.users);
+  const tokenState = new Map<number, { remain: number; status: number }>();
+  for (const [id, t] of balances?.tokens ?? []) tokenState.set(id, { ...t });
+  const users = new Map<number, UserTotal>();
+  const tokens = new Map<number, TokenTotal>();
+  const channels = new Map<number, ChannelTotal>();
+
+  const amounts = settles.map((s) => {
+    const { held } = s;
+    const limited = !held.tokenUnlimited;
+    const settling = s.finalQuota !== undefined;
+    const a: SettlementAmounts = settling
+      ? settlementAmounts(held.amount, s.finalQuota!, () => {
+          if (!balances) throw new Error('A settlement over its reserve needs the locked balances');
+          const userRoom = Math.max(0, userBalance.get(held.userId) ?? 0);
+          if (!limited) return userRoom;
+          return Math.min(userRoom, Math.max(0, tokenState.get(held.tokenId)?.remain ?? 0));
+        })
+      : { charged: 0, change: held.amount, refunded: held.amount, shortfall: 0 };
+
+    const user = users.get(held.userId) ?? { id: held.userId, quota: 0, used: 0, requests: 0 };
+    users.set(held.userId, user);
+    user.quota += a.change;
+    if (settling) {
+      user.used += a.charged;
+      user.requests++;
+    }
+    const balance = userBalance.get(held.userId);
+    if (balance !== undefined) userBalance.set(held.userId, balance + a.change);
+
+    const moveBalance = limited && a.change !== 0;
+    const addUsed = settling && a.charged > 0;
+    if (moveBalance || addUsed) {
+      const token = tokens.get(held.tokenId) ?? { id: held.tokenId, remain: 0, used: 0, exhausted: false };
+      tokens.set(held.tokenId, token);
+      if (moveBalance) token.remain += a.change;
+      if (addUsed) token.used += a.charged;
+      const state = tokenState.get(held.tokenId);
+      if (moveBalance && state) {
+        // The rule of the one-by-one path: only an extra charge exhausts a token, never a refund.
+        if (a.change < 0 && state.status === TokenStatus.Enabled && state.remain + a.change <= 0) {
+          state.status = TokenStatus.Exhausted;
+          token.exhausted = true;
+        }
+        state.remain += a.change;
+      }
+    }
+
+    if (addUsed && s.channelId > 0) {
+      const channel = channels.get(s.channelId) ?? { id: s.channelId, used: 0 };
+      channels.set(s.channelId, channel);
+      channel.used += a.charged;
+    }
+    return a;
+  });
+
+  const byId = (x: { id: number }, y: { id: number }) => x.id - y.id;
+  return {
+    amounts,
+    users: [...users.values()].filter((u) => u.quota !== 0 || u.used !== 0 || u.requests !== 0).sort(byId),
+    tokens: [...tokens.values()].filter((t) => t.remain !== 0 || t.used !== 0 || t.exhausted).sort(byId),
+    channels: [...channels.values()].sort(byId),
+  };
+}
