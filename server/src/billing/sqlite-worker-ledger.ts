@@ -20,6 +20,8 @@ export interface SqliteWorkerLedgerOptions {
 interface Pending {
   resolve: (value: unknown) => void;
   reject: (err: Error) => void;
+  /** A settlement or release: it counts against the capacity until it is answered. */
+  job: boolean;
 }
 
 export class LedgerWorkerError extends Error {
@@ -57,12 +59,14 @@ export class SqliteWorkerLedger implements LedgerStore {
       const waiter = this.pending.get(id);
       if (!waiter) return;
       this.pending.delete(id);
+      this.answered(waiter);
       waiter.resolve(value);
     },
     reject: (id, error) => {
       const waiter = this.pending.get(id);
       if (!waiter) return;
       this.pending.delete(id);
+      this.answered(waiter);
       waiter.reject(new LedgerWorkerError(error.message, error.code));
     },
   };
@@ -83,17 +87,24 @@ export class SqliteWorkerLedger implements LedgerStore {
     };
   }
 
-  async reserve(held: HeldQuota): Promise<ReserveRefusal | null> {
-    while (this.unsettled >= this.capacity) await new Promise<void>((wake) => this.roomWaiters.push(wake));
-    return (await this.call((id) => this.outbox.reserve(id, held), true)) as ReserveRefusal | null;
+  reserve(held: HeldQuota): Promise<ReserveRefusal | null> {
+    // With room, the call's own promise is the answer: no async frame around it.
+    if (this.unsettled < this.capacity) {
+      return this.call((id) => this.outbox.reserve(id, held), true) as Promise<ReserveRefusal | null>;
+    }
+    return this.reserveWhenRoom(held);
   }
 
   settle(held: HeldQuota, finalQuota: number, log: ConsumeLog, recordLog: boolean): Promise<SettledAmounts> {
-    return this.job((id) => this.outbox.settle(id, held, finalQuota, log, recordLog));
+    return this.call(
+      (id) => this.outbox.settle(id, held, finalQuota, log, recordLog),
+      false,
+      true,
+    ) as Promise<SettledAmounts>;
   }
 
   async release(held: HeldQuota): Promise<void> {
-    await this.job((id) => this.outbox.release(id, held));
+    await this.call((id) => this.outbox.release(id, held), false, true);
   }
 
   async flush(): Promise<void> {
@@ -106,29 +117,34 @@ export class SqliteWorkerLedger implements LedgerStore {
     this.closed = true;
     const worker = this.worker;
     if (!worker) return;
-    await this.call((id) => this.outbox.close(id), true, true);
+    await this.call((id) => this.outbox.close(id), true, false, true);
     await worker.terminate();
     this.worker = undefined;
   }
 
-  private async job(write: (id: number) => void): Promise<SettledAmounts> {
-    this.unsettled++;
-    try {
-      return (await this.call(write, false)) as SettledAmounts;
-    } finally {
-      this.unsettled--;
-      while (this.unsettled < this.capacity && this.roomWaiters.length > 0) this.roomWaiters.shift()?.();
-    }
+  private async reserveWhenRoom(held: HeldQuota): Promise<ReserveRefusal | null> {
+    while (this.unsettled >= this.capacity) await new Promise<void>((wake) => this.roomWaiters.push(wake));
+    return (await this.call((id) => this.outbox.reserve(id, held), true)) as ReserveRefusal | null;
   }
 
-  /** Writes the request into the outbox at once; `urgent` ones are posted after this turn. */
-  private call(write: (id: number) => void, urgent: boolean, closing = false): Promise<unknown> {
+  private answered(waiter: Pending): void {
+    if (!waiter.job) return;
+    this.unsettled--;
+    while (this.unsettled < this.capacity && this.roomWaiters.length > 0) this.roomWaiters.shift()?.();
+  }
+
+  /**
+   * Writes the request into the outbox at once; `urgent` ones are posted after this turn, a `job`
+   * counts against the capacity until answered.
+   */
+  private call(write: (id: number) => void, urgent: boolean, job = false, closing = false): Promise<unknown> {
     if (this.closed && !closing) return Promise.reject(new LedgerWorkerError('The ledger is closed'));
     const id = this.nextId++;
     this.running();
     return new Promise((resolve, reject) => {
       write(id);
-      this.pending.set(id, { resolve, reject });
+      if (job) this.unsettled++;
+      this.pending.set(id, { resolve, reject, job });
       if (urgent) {
         if (!this.postSoon) {
           this.postSoon = true;
@@ -174,7 +190,10 @@ export class SqliteWorkerLedger implements LedgerStore {
     this.options.onError?.(message);
     const waiting = [...this.pending.values()];
     this.pending.clear();
-    for (const w of waiting) w.reject(new LedgerWorkerError(message));
+    for (const w of waiting) {
+      this.answered(w);
+      w.reject(new LedgerWorkerError(message));
+    }
   }
 }
 
