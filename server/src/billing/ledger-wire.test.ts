@@ -14,7 +14,7 @@ import type { HeldQuota } from './sqlite-ledger-core.js';
 type Seen =
   | ['reserve' | 'release', number, HeldQuota]
   | ['settle', number, HeldQuota, number, LogRow, boolean]
-  | ['flush' | 'close' | 'due', number];
+  | ['flush' | 'close' | 'waited', number];
 
 function recorder(): { seen: Seen[]; visit: RequestVisitor } {
   const seen: Seen[] = [];
@@ -27,14 +27,14 @@ function recorder(): { seen: Seen[]; visit: RequestVisitor } {
       release: (id, held) => seen.push(['release', id, held]),
       flush: (id) => seen.push(['flush', id]),
       close: (id) => seen.push(['close', id]),
-      due: () => seen.push(['due', 0]),
+      waited: (ms) => seen.push(['waited', ms]),
     },
   };
 }
 
 /** What the thread receives: a structured clone, as postMessage makes. */
-function post(writer: RequestWriter, due = false): WireRequests {
-  const out = writer.take(due);
+function post(writer: RequestWriter, waitedMs?: number): WireRequests {
+  const out = writer.take(waitedMs);
   if (!out) throw new Error('nothing written');
   return structuredClone(out);
 }
@@ -79,7 +79,7 @@ describe('the ledger wire', () => {
     writer.flush(5);
     writer.close(6);
     const { seen, visit } = recorder();
-    new RequestReader().read(post(writer, true), visit);
+    new RequestReader().read(post(writer, 1.5), visit);
     expect(seen).toEqual([
       ['reserve', 1, held],
       ['settle', 2, held, 1800, row(), true],
@@ -87,7 +87,7 @@ describe('the ledger wire', () => {
       ['settle', 4, unlimited, 0, row({ username: 'bob' }), false],
       ['flush', 5],
       ['close', 6],
-      ['due', 0],
+      ['waited', 1.5],
     ]);
     expect(writer.take()).toBeUndefined();
   });

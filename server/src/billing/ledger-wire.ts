@@ -21,8 +21,8 @@ const SETTLE = 2;
 const RELEASE = 3;
 const FLUSH = 4;
 const CLOSE = 5;
-/** The settlements of this batch have waited their interval on the sending side: commit them now. */
-const DUE = 6;
+/** How long, in ms, the oldest settlement or release of this batch waited before it was posted. */
+const WAITED = 6;
 /** Starts the dictionary over with the `count` strings that follow. */
 const DEFINE = 7;
 
@@ -42,8 +42,8 @@ export interface RequestVisitor {
   release(id: number, held: HeldQuota): void;
   flush(id: number): void;
   close(id: number): void;
-  /** The batch was posted by the group-commit interval. */
-  due(): void;
+  /** The oldest settlement or release of the batch has waited `ms` on the sending side already. */
+  waited(ms: number): void;
 }
 
 export interface RequestWriterOptions {
@@ -122,7 +122,7 @@ export class RequestWriter {
   }
 
   /** The batch written since the last take; undefined when nothing was written. */
-  take(due = false): WireRequests | undefined {
+  take(waitedMs?: number): WireRequests | undefined {
     if (this.batch.length === 0) return undefined;
     const batch = this.batch;
     this.batch = [];
@@ -131,7 +131,7 @@ export class RequestWriter {
       const known = [...this.dictionary.keys()].slice(0, this.known);
       batch.unshift(DEFINE, known.length, ...known);
     }
-    if (due) batch.push(DUE);
+    if (waitedMs !== undefined) batch.push(WAITED, waitedMs);
     return batch;
   }
 
@@ -221,9 +221,9 @@ export class RequestReader {
           visit.close(batch[i + 1] as number);
           i += 2;
           break;
-        case DUE:
-          visit.due();
-          i += 1;
+        case WAITED:
+          visit.waited(batch[i + 1] as number);
+          i += 2;
           break;
         case DEFINE: {
           const count = batch[i + 1] as number;

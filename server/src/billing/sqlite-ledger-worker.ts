@@ -40,8 +40,8 @@ function serve(port: NonNullable<typeof parentPort>, data: LedgerWorkerData): vo
   let reserves: { id: number; held: HeldQuota }[] = [];
   let timer: NodeJS.Timeout | undefined;
   let closing = false;
-  /** A batch of this turn was posted by the main thread's interval. */
-  let due = false;
+  /** The longest a settlement of this turn already waited on the main thread (ms). */
+  let waited = 0;
 
   const send = (): void => {
     const out = replies.take();
@@ -134,22 +134,24 @@ function serve(port: NonNullable<typeof parentPort>, data: LedgerWorkerData): vo
       replies.answered(id, null);
       closing = true;
     },
-    due: () => {
-      due = true;
+    waited: (ms) => {
+      waited = Math.max(waited, ms);
     },
   };
 
   port.on('message', (first: WireRequests) => {
     // Everything the main thread posted meanwhile joins this turn: the busier the thread, the more
     // each transaction carries.
-    due = false;
+    waited = 0;
     reader.read(first, visitor);
     for (let next = receiveMessageOnPort(port); next && !closing; next = receiveMessageOnPort(port)) {
       reader.read(next.message as WireRequests, visitor);
     }
     runReserves();
-    if (due || queue.length >= data.maxBatch) runQueued();
-    else if (queue.length > 0) timer ??= setTimeout(runQueued, data.intervalMs);
+    // One interval in all from the oldest settlement's submission, however it was split between
+    // the threads; a timer already set is for older ones and fires first.
+    if (waited >= data.intervalMs || queue.length >= data.maxBatch) runQueued();
+    else if (queue.length > 0) timer ??= setTimeout(runQueued, data.intervalMs - waited);
     send();
     if (closing) port.close();
   });

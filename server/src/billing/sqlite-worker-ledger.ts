@@ -54,6 +54,8 @@ export class SqliteWorkerLedger implements LedgerStore {
   private readonly outbox = new RequestWriter();
   private postSoon = false;
   private jobTimer: NodeJS.Timeout | undefined;
+  /** When the oldest settlement or release in the outbox was written (performance.now()). */
+  private jobsSince: number | undefined;
   private readonly replies: ReplyVisitor = {
     resolve: (id, value) => {
       const waiter = this.pending.get(id);
@@ -143,27 +145,33 @@ export class SqliteWorkerLedger implements LedgerStore {
     this.running();
     return new Promise((resolve, reject) => {
       write(id);
-      if (job) this.unsettled++;
+      if (job) {
+        this.unsettled++;
+        this.jobsSince ??= performance.now();
+      }
       this.pending.set(id, { resolve, reject, job });
       if (urgent) {
         if (!this.postSoon) {
           this.postSoon = true;
-          setImmediate(() => this.post(false));
+          setImmediate(() => this.post());
         }
       } else if (!this.postSoon && !this.jobTimer) {
-        this.jobTimer = setTimeout(() => this.post(true), this.data.intervalMs);
+        this.jobTimer = setTimeout(() => this.post(), this.data.intervalMs);
       }
     });
   }
 
-  /** `due`: posted by the interval, so the thread commits the settlements without waiting again. */
-  private post(due: boolean): void {
+  /** The thread learns how long the settlements waited here, so together they wait one interval. */
+  private post(): void {
     this.postSoon = false;
     if (this.jobTimer) clearTimeout(this.jobTimer);
     this.jobTimer = undefined;
     const worker = this.running();
-    const batch = this.outbox.take(due);
-    if (batch) worker.postMessage(batch);
+    const waited = this.jobsSince === undefined ? undefined : performance.now() - this.jobsSince;
+    const batch = this.outbox.take(waited);
+    if (!batch) return;
+    this.jobsSince = undefined;
+    worker.postMessage(batch);
   }
 
   private running(): Worker {
