@@ -171,6 +171,48 @@ describe('the SQLite ledger thread', () => {
     }
   });
 
+  it('commits on close what still waits for its interval on either side of the thread', async () => {
+    const ledger = new SqliteWorkerLedger(d.sqliteFile!, { intervalMs: 60_000 });
+    const before = await balance();
+    expect(await ledger.reserve(held(20))).toBeNull();
+    // Reaches the thread with the reserve below and waits in its queue.
+    const queued = ledger.settle(held(20), 5, log('queued at close'), true);
+    expect(await ledger.reserve(held(20))).toBeNull();
+    // Still in the main thread's outbox.
+    const outbox = ledger.settle(held(20), 7, log('outbox at close'), true);
+    await ledger.close();
+    await expect(queued).resolves.toEqual({ charged: 5, refunded: 15, shortfall: 0 });
+    await expect(outbox).resolves.toEqual({ charged: 7, refunded: 13, shortfall: 0 });
+    const rows = await d.db
+      .selectFrom('logs')
+      .select(['content', 'quota'])
+      .where('content', 'like', '% at close')
+      .orderBy('id')
+      .execute();
+    expect(rows.map((r) => [r.content, Number(r.quota)])).toEqual([
+      ['queued at close', 5],
+      ['outbox at close', 7],
+    ]);
+    expect(await balance()).toBe(before - 12);
+  });
+
+  it('still commits on close the settlements that never reached a thread that died', async () => {
+    const ledger = new SqliteWorkerLedger(d.sqliteFile!, { intervalMs: 60_000, onError: () => {} });
+    expect(await ledger.reserve(held(3))).toBeNull();
+    const settled = ledger.settle(held(3), 3, log('outbox of a dead thread'), true);
+    const worker = (ledger as unknown as { worker: { terminate(): Promise<number> } }).worker;
+    await worker.terminate();
+    // Its caller heard of the crash; the settlement itself was never posted, so it still lands.
+    await expect(settled).rejects.toThrow(/exited/);
+    await ledger.close();
+    const rows = await d.db
+      .selectFrom('logs')
+      .select('quota')
+      .where('content', '=', 'outbox of a dead thread')
+      .execute();
+    expect(rows.map((r) => Number(r.quota))).toEqual([3]);
+  });
+
   it('answers every call after a restart of a thread that died', async () => {
     const errors: string[] = [];
     const ledger = new SqliteWorkerLedger(d.sqliteFile!, { onError: (m) => errors.push(m) });

@@ -110,17 +110,17 @@ export class SqliteWorkerLedger implements LedgerStore {
   }
 
   async flush(): Promise<void> {
-    if (!this.worker) return;
+    // Settlements may still wait in the outbox while no thread runs (one died): they go too.
+    if (!this.worker && this.outbox.empty) return;
     await this.call((id) => this.outbox.flush(id), true);
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    const worker = this.worker;
-    if (!worker) return;
+    if (!this.worker && this.outbox.empty) return;
     await this.call((id) => this.outbox.close(id), true, false, true);
-    await worker.terminate();
+    await this.worker?.terminate();
     this.worker = undefined;
   }
 
