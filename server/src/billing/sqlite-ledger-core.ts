@@ -1,4 +1,12 @@
 import type SQLite from 'better-sqlite3';
+import { BalanceDeltas, type DeltaSink, type TokenDelta, type UserDelta } from './balance-deltas.js';
+import {
+  CHANNEL_ID_INDEX,
+  LOG_COLUMNS,
+  type LogRow,
+  METADATA_INDEX,
+  QUOTA_INDEX,
+} from './consume-log-row.js';
 import { settlementAmounts, withShortfall } from './settlement.js';
 
 // The ledger's SQL on one SQLite connection, with statements prepared once. It runs inside the
@@ -21,11 +29,8 @@ export interface HeldQuota {
   amount: number;
 }
 
-/** A consume log row without `id` and `quota` (the ledger writes the amount it charged). */
-export type LogValues = Record<string, string | number | boolean | null | undefined>;
-
 export type LedgerJob =
-  | { kind: 'settle'; held: HeldQuota; finalQuota: number; log: LogValues; recordLog: boolean }
+  | { kind: 'settle'; held: HeldQuota; finalQuota: number; log: LogRow; recordLog: boolean }
   | { kind: 'release'; held: HeldQuota };
 
 export interface SettledAmounts {
@@ -38,50 +43,10 @@ export type JobResult =
   | { ok: true; value: SettledAmounts }
   | { ok: false; error: { message: string; code?: string } };
 
-/** Columns of a consume log row, in insert order (`group` is quoted: it is a keyword). */
-const LOG_COLUMNS = [
-  'user_id',
-  'created_at',
-  'type',
-  'content',
-  'username',
-  'token_id',
-  'token_name',
-  'model_name',
-  'quota',
-  'prompt_tokens',
-  'completion_tokens',
-  'channel_id',
-  'request_time',
-  'first_response_time',
-  'is_stream',
-  'source_ip',
-  'group',
-  'metadata',
-] as const;
+/** A job of a batch threw: the batch was rolled back and is run again job by job. */
+class JobFailed extends Error {}
 
-const TEXT_COLUMNS: ReadonlySet<string> = new Set([
-  'content',
-  'username',
-  'token_name',
-  'model_name',
-  'source_ip',
-  'group',
-  'metadata',
-]);
-
-/** better-sqlite3 binds no booleans; a missing value takes the column's default. */
-function columnValue(column: string, value: LogValues[string]): string | number | null {
-  if (value === undefined) return TEXT_COLUMNS.has(column) ? '' : 0;
-  if (typeof value === 'boolean') return value ? 1 : 0;
-  return value;
-}
-
-class Refusal extends Error {
-  constructor(readonly reason: ReserveRefusal) {
-    super(reason);
-  }
-}
+const noRoom = (): number => 0;
 
 export class SqliteLedgerCore {
   private readonly takeUser: SQLite.Statement;
@@ -91,10 +56,17 @@ export class SqliteLedgerCore {
   private readonly moveUser: SQLite.Statement;
   private readonly settleUser: SQLite.Statement;
   private readonly moveToken: SQLite.Statement;
+  private readonly addUser: SQLite.Statement;
+  private readonly addToken: SQLite.Statement;
   private readonly addChannelUsed: SQLite.Statement;
   private readonly insertLog: SQLite.Statement;
-  private readonly reserveTx: SQLite.Transaction<(held: HeldQuota) => void>;
-  private readonly batchTx: SQLite.Transaction<(jobs: readonly LedgerJob[]) => JobResult[]>;
+  private readonly reserveTx: SQLite.Transaction<(helds: readonly HeldQuota[]) => (ReserveRefusal | null)[]>;
+  private readonly groupedTx: SQLite.Transaction<(jobs: readonly LedgerJob[]) => JobResult[]>;
+  private readonly isolatedTx: SQLite.Transaction<(jobs: readonly LedgerJob[]) => JobResult[]>;
+  private readonly deltas = new BalanceDeltas();
+  private readonly sink: DeltaSink;
+  /** The values bound to the log INSERT; the job's own row is never changed (a batch may run twice). */
+  private readonly logValues: LogRow = LOG_COLUMNS.map(() => null);
 
   constructor(
     private readonly sqlite: SQLite.Database,
@@ -119,26 +91,48 @@ export class SqliteLedgerCore {
          used_quota = used_quota + ?
        WHERE id = ?`,
     );
+    // The summed changes of a batch: never an extra charge, so never a status change.
+    this.addUser = sqlite.prepare(
+      'UPDATE users SET quota = quota + ?, used_quota = used_quota + ?, request_count = request_count + ? WHERE id = ?',
+    );
+    this.addToken = sqlite.prepare(
+      'UPDATE tokens SET remain_quota = remain_quota + ?, used_quota = used_quota + ? WHERE id = ?',
+    );
     this.addChannelUsed = sqlite.prepare('UPDATE channels SET used_quota = used_quota + ? WHERE id = ?');
+    // One row per statement: a multi-row INSERT needs a statement journal and measured slower.
     this.insertLog = sqlite.prepare(
       `INSERT INTO logs (${LOG_COLUMNS.map((c) => `"${c}"`).join(', ')}) VALUES (${LOG_COLUMNS.map(() => '?').join(', ')})`,
     );
+    this.sink = {
+      user: (id: number, d: UserDelta) => {
+        this.addUser.run(d.change, d.used, d.requests, id);
+      },
+      token: (id: number, d: TokenDelta) => {
+        if (d.change !== 0 || d.used !== 0) this.addToken.run(d.change, d.used, id);
+      },
+      channel: (id: number, used: number) => {
+        this.addChannelUsed.run(used, id);
+      },
+    };
 
-    this.reserveTx = sqlite.transaction((held: HeldQuota) => {
-      if (this.takeUser.run(held.amount, held.userId, held.amount).changes !== 1) {
-        throw new Refusal('insufficient_user_quota');
-      }
-      if (held.tokenUnlimited) return;
-      // Throwing rolls the user's deduction back with it.
-      if (this.takeToken.run(held.amount, held.tokenId, held.amount).changes !== 1) {
-        throw new Refusal('insufficient_token_quota');
+    this.reserveTx = sqlite.transaction((helds: readonly HeldQuota[]) => helds.map((h) => this.take(h)));
+
+    // The common batch: one transaction, no savepoints, balance changes summed per row. A job that
+    // throws (a log row the table refuses) rolls the whole batch back, and it runs again isolated.
+    this.groupedTx = sqlite.transaction((jobs: readonly LedgerJob[]) => {
+      try {
+        const results = jobs.map((job): JobResult => ({ ok: true, value: this.applyGrouped(job) }));
+        this.deltas.applyAll(this.sink);
+        return results;
+      } catch (err) {
+        this.deltas.clear();
+        throw new JobFailed(String((err as Error)?.message ?? err), { cause: err });
       }
     });
-
-    // Each job runs in its own savepoint (a nested transaction), so a failing job is undone alone
-    // and its neighbours still commit in the one outer transaction.
+    // Each job in its own savepoint (a nested transaction), so a failing job is undone alone and its
+    // neighbours still commit in the one outer transaction.
     const one = sqlite.transaction((job: LedgerJob) => this.apply(job));
-    this.batchTx = sqlite.transaction((jobs: readonly LedgerJob[]) =>
+    this.isolatedTx = sqlite.transaction((jobs: readonly LedgerJob[]) =>
       jobs.map((job): JobResult => {
         try {
           return { ok: true, value: one(job) };
@@ -152,21 +146,73 @@ export class SqliteLedgerCore {
 
   /** Holds `amount` from the user and (unless unlimited) the token, both or neither. */
   reserve(held: HeldQuota): ReserveRefusal | null {
-    if (held.amount <= 0) return null;
-    try {
-      this.reserveTx.immediate(held);
-      return null;
-    } catch (err) {
-      if (err instanceof Refusal) return err.reason;
-      throw err;
-    }
+    return this.reserveAll([held])[0] ?? null;
+  }
+
+  /**
+   * Reserves in order in one transaction: each sees the holds before it, and each is both-or-neither
+   * on its own (a refused one changes nothing), so one commit serves them all.
+   */
+  reserveAll(helds: readonly HeldQuota[]): (ReserveRefusal | null)[] {
+    if (!helds.some((h) => h.amount > 0)) return helds.map(() => null);
+    return this.reserveTx.immediate(helds);
   }
 
   /** Runs the jobs in one transaction (group commit); a failed job's changes alone are undone. */
   runBatch(jobs: readonly LedgerJob[]): JobResult[] {
-    return this.batchTx.immediate(jobs);
+    try {
+      return this.groupedTx.immediate(jobs);
+    } catch (err) {
+      if (!(err instanceof JobFailed)) throw err;
+      return this.isolatedTx.immediate(jobs);
+    }
   }
 
+  /**
+   * The user's conditional update, then the token's. A refused token gives the user's hold back at
+   * once: this connection holds the write lock, so the undo is exact and no savepoint is needed.
+   */
+  private take(held: HeldQuota): ReserveRefusal | null {
+    if (held.amount <= 0) return null;
+    if (this.takeUser.run(held.amount, held.userId, held.amount).changes !== 1) {
+      return 'insufficient_user_quota';
+    }
+    if (held.tokenUnlimited) return null;
+    if (this.takeToken.run(held.amount, held.tokenId, held.amount).changes !== 1) {
+      this.moveUser.run(held.amount, held.userId);
+      return 'insufficient_token_quota';
+    }
+    return null;
+  }
+
+  /** A job of a grouped batch: pure additions are summed; only an overrun reads the balances. */
+  private applyGrouped(job: LedgerJob): SettledAmounts {
+    const held = job.held;
+    const limited = !held.tokenUnlimited;
+    if (job.kind === 'release') {
+      this.deltas.addUser(held.userId, held.amount, 0, 0);
+      if (limited) this.deltas.addToken(held.tokenId, held.amount, 0);
+      return { charged: 0, refunded: held.amount, shortfall: 0 };
+    }
+    let amounts: ReturnType<typeof settlementAmounts>;
+    if (job.finalQuota > held.amount) {
+      // An overrun is taken as far as the balances go: they must be current, and the token may
+      // become exhausted, so this one runs on its own statements.
+      this.deltas.applyFor(held.userId, held.tokenId, this.sink);
+      amounts = settlementAmounts(held.amount, job.finalQuota, () => this.room(held));
+      this.move(held, amounts.change, amounts.charged, true);
+    } else {
+      amounts = settlementAmounts(held.amount, job.finalQuota, noRoom);
+      this.deltas.addUser(held.userId, amounts.change, amounts.charged, 1);
+      this.deltas.addToken(held.tokenId, limited ? amounts.change : 0, amounts.charged);
+    }
+    const channelId = Number(job.log[CHANNEL_ID_INDEX] ?? 0);
+    if (amounts.charged > 0 && channelId > 0) this.deltas.addChannel(channelId, amounts.charged);
+    if (job.recordLog) this.insert(job.log, amounts.charged, amounts.shortfall);
+    return { charged: amounts.charged, refunded: amounts.refunded, shortfall: amounts.shortfall };
+  }
+
+  /** A job on its own statements (the isolated path). */
   private apply(job: LedgerJob): SettledAmounts {
     const held = job.held;
     if (job.kind === 'release') {
@@ -175,17 +221,18 @@ export class SqliteLedgerCore {
     }
     const amounts = settlementAmounts(held.amount, job.finalQuota, () => this.room(held));
     this.move(held, amounts.change, amounts.charged, true);
-    const channelId = Number(job.log.channel_id ?? 0);
+    const channelId = Number(job.log[CHANNEL_ID_INDEX] ?? 0);
     if (amounts.charged > 0 && channelId > 0) this.addChannelUsed.run(amounts.charged, channelId);
-    if (job.recordLog) {
-      const row: LogValues = {
-        ...job.log,
-        quota: amounts.charged,
-        metadata: withShortfall(String(job.log.metadata ?? ''), amounts.shortfall),
-      };
-      this.insertLog.run(LOG_COLUMNS.map((c) => columnValue(c, row[c])));
-    }
+    if (job.recordLog) this.insert(job.log, amounts.charged, amounts.shortfall);
     return { charged: amounts.charged, refunded: amounts.refunded, shortfall: amounts.shortfall };
+  }
+
+  private insert(row: LogRow, charged: number, shortfall: number): void {
+    const values = this.logValues;
+    for (let i = 0; i < values.length; i++) values[i] = row[i] ?? null;
+    values[QUOTA_INDEX] = charged;
+    if (shortfall > 0) values[METADATA_INDEX] = withShortfall(String(row[METADATA_INDEX] ?? ''), shortfall);
+    this.insertLog.run(values);
   }
 
   /** What is left on the user and, for a limited token, on the token (this connection holds the write lock). */

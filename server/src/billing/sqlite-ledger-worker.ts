@@ -1,5 +1,6 @@
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { openSqliteFile } from '../db/sqlite-file.js';
+import { ReplyWriter, RequestReader, type RequestVisitor, type WireRequests } from './ledger-wire.js';
 import {
   type HeldQuota,
   type JobResult,
@@ -19,29 +20,33 @@ export interface LedgerWorkerData {
   status: TokenStatusCodes;
 }
 
-/** Requests travel in batches: everything one turn of the main thread's event loop asked. */
-export type LedgerRequest =
-  | { t: 'reserve'; id: number; held: HeldQuota }
-  | { t: 'job'; id: number; job: LedgerJob }
-  | { t: 'flush'; id: number }
-  | { t: 'close'; id: number };
-
-export type LedgerReply = { id: number; result: JobResult | { ok: true; value: unknown } };
-
-/** Several replies travel in one message: a batch's results are posted together. */
-export type LedgerMessage = LedgerReply[];
-
 const COMMIT_ATTEMPTS = 3;
 
-function failure(err: unknown): JobResult {
+function failure(err: unknown): { message: string; code?: string } {
   const e = err as { message?: string; code?: string };
-  return { ok: false, error: { message: String(e?.message ?? err), ...(e?.code ? { code: e.code } : {}) } };
+  return { message: String(e?.message ?? err), ...(e?.code ? { code: e.code } : {}) };
+}
+
+/** A refused reserve waits for the queue only when the queue holds money of its user or token. */
+function mayGiveBack(queue: readonly { job: LedgerJob }[], held: HeldQuota): boolean {
+  return queue.some((q) => q.job.held.userId === held.userId || q.job.held.tokenId === held.tokenId);
 }
 
 function serve(port: NonNullable<typeof parentPort>, data: LedgerWorkerData): void {
   const core = new SqliteLedgerCore(openSqliteFile(data.file, data.busyTimeoutMs), data.status);
+  const reader = new RequestReader();
+  const replies = new ReplyWriter();
   const queue: { id: number; job: LedgerJob }[] = [];
+  let reserves: { id: number; held: HeldQuota }[] = [];
   let timer: NodeJS.Timeout | undefined;
+  let closing = false;
+  /** The longest a settlement of this turn already waited on the main thread (ms). */
+  let waited = 0;
+
+  const send = (): void => {
+    const out = replies.take();
+    if (out) port.postMessage(out);
+  };
 
   const runQueued = (): void => {
     if (timer) clearTimeout(timer);
@@ -59,48 +64,95 @@ function serve(port: NonNullable<typeof parentPort>, data: LedgerWorkerData): vo
           lastError = err;
         }
       }
-      const replies: LedgerMessage = batch.map((b, i) => ({
-        id: b.id,
-        result: results?.[i] ?? failure(lastError),
-      }));
-      port.postMessage(replies);
+      for (let i = 0; i < batch.length; i++) {
+        const result = results?.[i];
+        if (result) replies.job(batch[i]!.id, result);
+        else replies.failed(batch[i]!.id, failure(lastError));
+      }
+      send();
     }
   };
 
-  let closing = false;
-  const handle = (m: LedgerRequest, replies: LedgerMessage): void => {
-    switch (m.t) {
-      case 'reserve': {
-        let result: LedgerReply['result'];
-        try {
-          result = { ok: true, value: core.reserve(m.held) };
-        } catch (err) {
-          result = failure(err);
-        }
-        replies.push({ id: m.id, result });
-        return;
-      }
-      case 'job':
-        queue.push({ id: m.id, job: m.job });
-        if (queue.length >= data.maxBatch) runQueued();
-        else timer ??= setTimeout(runQueued, data.intervalMs);
-        return;
-      case 'flush':
-        runQueued();
-        replies.push({ id: m.id, result: { ok: true, value: null } });
-        return;
-      case 'close':
-        runQueued();
-        core.close();
-        replies.push({ id: m.id, result: { ok: true, value: null } });
-        closing = true;
-        return;
+  /**
+   * Reserves in order, in one transaction. A reserve cannot fail on its own (two conditional
+   * updates by id), so when the transaction fails (busy, disk) they all fail with it. Returns the
+   * refused ones `again` asks to keep back, unanswered.
+   */
+  const reserveAll = (
+    batch: readonly { id: number; held: HeldQuota }[],
+    again: (held: HeldQuota) => boolean,
+  ): { id: number; held: HeldQuota }[] => {
+    let refusals: ReturnType<SqliteLedgerCore['reserveAll']>;
+    try {
+      refusals = core.reserveAll(batch.map((r) => r.held));
+    } catch (err) {
+      for (const r of batch) replies.failed(r.id, failure(err));
+      return [];
     }
+    const keptBack: { id: number; held: HeldQuota }[] = [];
+    batch.forEach((r, i) => {
+      const refusal = refusals[i] ?? null;
+      if (refusal && again(r.held)) keptBack.push(r);
+      else replies.answered(r.id, refusal);
+    });
+    return keptBack;
   };
-  port.on('message', (batch: LedgerRequest[]) => {
-    const replies: LedgerMessage = [];
-    for (const m of batch) handle(m, replies);
-    if (replies.length > 0) port.postMessage(replies);
+
+  const runReserves = (): void => {
+    if (reserves.length === 0) return;
+    const batch = reserves;
+    reserves = [];
+    const refused = reserveAll(batch, (held) => mayGiveBack(queue, held));
+    if (refused.length > 0) {
+      // A settlement or release of the same user or token is still queued: commit the queue, so the
+      // refusal stands only if the money is not there once everything before it has landed.
+      runQueued();
+      reserveAll(refused, () => false);
+    }
+    send();
+  };
+
+  const visitor: RequestVisitor = {
+    reserve: (id, held) => {
+      reserves.push({ id, held });
+    },
+    settle: (id, held, finalQuota, log, recordLog) => {
+      queue.push({ id, job: { kind: 'settle', held, finalQuota, log, recordLog } });
+    },
+    release: (id, held) => {
+      queue.push({ id, job: { kind: 'release', held } });
+    },
+    flush: (id) => {
+      runReserves();
+      runQueued();
+      replies.answered(id, null);
+    },
+    close: (id) => {
+      runReserves();
+      runQueued();
+      core.close();
+      replies.answered(id, null);
+      closing = true;
+    },
+    waited: (ms) => {
+      waited = Math.max(waited, ms);
+    },
+  };
+
+  port.on('message', (first: WireRequests) => {
+    // Everything the main thread posted meanwhile joins this turn: the busier the thread, the more
+    // each transaction carries.
+    waited = 0;
+    reader.read(first, visitor);
+    for (let next = receiveMessageOnPort(port); next && !closing; next = receiveMessageOnPort(port)) {
+      reader.read(next.message as WireRequests, visitor);
+    }
+    runReserves();
+    // One interval in all from the oldest settlement's submission, however it was split between
+    // the threads; a timer already set is for older ones and fires first.
+    if (waited >= data.intervalMs || queue.length >= data.maxBatch) runQueued();
+    else if (queue.length > 0) timer ??= setTimeout(runQueued, data.intervalMs - waited);
+    send();
     if (closing) port.close();
   });
 }

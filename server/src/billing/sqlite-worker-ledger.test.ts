@@ -4,6 +4,7 @@ import { createDb, type Database } from '../db/create-db.js';
 import { migrateToLatest } from '../db/migrations/index.js';
 import { openSqliteFile } from '../db/sqlite-file.js';
 import { createTestDatabase, engineTargets, type TestDatabase } from '../test/databases.js';
+import { logRow } from './consume-log-row.js';
 import { SqliteLedgerCore } from './sqlite-ledger-core.js';
 import { SqliteWorkerLedger } from './sqlite-worker-ledger.js';
 
@@ -88,16 +89,16 @@ describe('the SQLite ledger thread', () => {
     const before = await balance();
     expect(core.reserve(held(30))).toBeNull();
     const results = core.runBatch([
-      { kind: 'settle', held: held(10), finalQuota: 10, log: log('first'), recordLog: true },
+      { kind: 'settle', held: held(10), finalQuota: 10, log: logRow(log('first')), recordLog: true },
       // NOT NULL user_id: the insert fails after the balance moved; the savepoint undoes both.
       {
         kind: 'settle',
         held: held(10),
         finalQuota: 10,
-        log: { ...log('bad'), user_id: null },
+        log: logRow({ ...log('bad'), user_id: null }),
         recordLog: true,
       },
-      { kind: 'settle', held: held(10), finalQuota: 4, log: log('third'), recordLog: true },
+      { kind: 'settle', held: held(10), finalQuota: 4, log: logRow(log('third')), recordLog: true },
     ]);
     core.close();
     expect(results.map((r) => r.ok)).toEqual([true, false, true]);
@@ -126,6 +127,90 @@ describe('the SQLite ledger thread', () => {
     } finally {
       await ledger.close();
     }
+  });
+
+  it('asks a refused reserve again once the queued settlements of its user have landed', async () => {
+    // A long interval keeps settlements queued until something commits them.
+    const ledger = new SqliteWorkerLedger(d.sqliteFile!, { intervalMs: 60_000 });
+    try {
+      const all = await balance();
+      expect(await ledger.reserve(held(all))).toBeNull();
+      const settled = ledger.settle(held(all), 10, log('refund'), true);
+      // Posted with the settlement, after it: the money it gives back is there for this reserve.
+      expect(await ledger.reserve(held(all - 10))).toBeNull();
+      await expect(settled).resolves.toEqual({ charged: 10, refunded: all - 10, shortfall: 0 });
+      expect(await balance()).toBe(0);
+      const back = ledger.settle(held(all - 10), 0, log('refund'), true);
+      await ledger.flush();
+      await back;
+      expect(await balance()).toBe(all - 10);
+    } finally {
+      await ledger.close();
+    }
+  });
+
+  it('keeps the queue waiting when a refused reserve has no money coming back', async () => {
+    const ledger = new SqliteWorkerLedger(d.sqliteFile!, { intervalMs: 60_000 });
+    const waiting = () =>
+      d.db
+        .selectFrom('logs')
+        .select('id')
+        .where('content', '=', 'waiting')
+        .execute()
+        .then((rows) => rows.length);
+    try {
+      const settled = ledger.settle(held(0), 0, log('waiting'), true);
+      const stranger = { userId: userId + 1000, tokenId: -1, tokenUnlimited: true, amount: 5 };
+      expect(await ledger.reserve(stranger)).toBe('insufficient_user_quota');
+      expect(await waiting()).toBe(0);
+      await ledger.flush();
+      await settled;
+      expect(await waiting()).toBe(1);
+    } finally {
+      await ledger.close();
+    }
+  });
+
+  it('commits on close what still waits for its interval on either side of the thread', async () => {
+    const ledger = new SqliteWorkerLedger(d.sqliteFile!, { intervalMs: 60_000 });
+    const before = await balance();
+    expect(await ledger.reserve(held(20))).toBeNull();
+    // Reaches the thread with the reserve below and waits in its queue.
+    const queued = ledger.settle(held(20), 5, log('queued at close'), true);
+    expect(await ledger.reserve(held(20))).toBeNull();
+    // Still in the main thread's outbox.
+    const outbox = ledger.settle(held(20), 7, log('outbox at close'), true);
+    await ledger.close();
+    await expect(queued).resolves.toEqual({ charged: 5, refunded: 15, shortfall: 0 });
+    await expect(outbox).resolves.toEqual({ charged: 7, refunded: 13, shortfall: 0 });
+    const rows = await d.db
+      .selectFrom('logs')
+      .select(['content', 'quota'])
+      .where('content', 'like', '% at close')
+      .orderBy('id')
+      .execute();
+    expect(rows.map((r) => [r.content, Number(r.quota)])).toEqual([
+      ['queued at close', 5],
+      ['outbox at close', 7],
+    ]);
+    expect(await balance()).toBe(before - 12);
+  });
+
+  it('still commits on close the settlements that never reached a thread that died', async () => {
+    const ledger = new SqliteWorkerLedger(d.sqliteFile!, { intervalMs: 60_000, onError: () => {} });
+    expect(await ledger.reserve(held(3))).toBeNull();
+    const settled = ledger.settle(held(3), 3, log('outbox of a dead thread'), true);
+    const worker = (ledger as unknown as { worker: { terminate(): Promise<number> } }).worker;
+    await worker.terminate();
+    // Its caller heard of the crash; the settlement itself was never posted, so it still lands.
+    await expect(settled).rejects.toThrow(/exited/);
+    await ledger.close();
+    const rows = await d.db
+      .selectFrom('logs')
+      .select('quota')
+      .where('content', '=', 'outbox of a dead thread')
+      .execute();
+    expect(rows.map((r) => Number(r.quota))).toEqual([3]);
   });
 
   it('answers every call after a restart of a thread that died', async () => {

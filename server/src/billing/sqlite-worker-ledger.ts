@@ -1,8 +1,9 @@
 import { Worker } from 'node:worker_threads';
 import { TokenStatus } from '@switchyard/domain';
 import type { ConsumeLog, LedgerStore, ReserveRefusal } from './ledger.js';
-import type { HeldQuota, JobResult, LedgerJob, SettledAmounts } from './sqlite-ledger-core.js';
-import type { LedgerMessage, LedgerRequest, LedgerWorkerData } from './sqlite-ledger-worker.js';
+import { type ReplyVisitor, RequestWriter, readReplies, type WireReplies } from './ledger-wire.js';
+import type { HeldQuota, SettledAmounts } from './sqlite-ledger-core.js';
+import type { LedgerWorkerData } from './sqlite-ledger-worker.js';
 
 export interface SqliteWorkerLedgerOptions {
   busyTimeoutMs?: number;
@@ -16,15 +17,11 @@ export interface SqliteWorkerLedgerOptions {
   onError?: (message: string) => void;
 }
 
-type RequestBody =
-  | { t: 'reserve'; held: HeldQuota }
-  | { t: 'job'; job: LedgerJob }
-  | { t: 'flush' }
-  | { t: 'close' };
-
 interface Pending {
   resolve: (value: unknown) => void;
   reject: (err: Error) => void;
+  /** A settlement or release: it counts against the capacity until it is answered. */
+  job: boolean;
 }
 
 export class LedgerWorkerError extends Error {
@@ -49,8 +46,32 @@ export class SqliteWorkerLedger implements LedgerStore {
   private unsettled = 0;
   private readonly roomWaiters: (() => void)[] = [];
   private closed = false;
-  /** Requests of this turn of the event loop, posted together (one message costs as much as many). */
-  private outbox: LedgerRequest[] = [];
+  /**
+   * Requests not posted yet. A message costs as much as many, so a turn's requests go together;
+   * settlements and releases, which nobody waits on, wait for the next reserve's message or the
+   * group-commit interval instead of taking one of their own.
+   */
+  private readonly outbox = new RequestWriter();
+  private postSoon = false;
+  private jobTimer: NodeJS.Timeout | undefined;
+  /** When the oldest settlement or release in the outbox was written (performance.now()). */
+  private jobsSince: number | undefined;
+  private readonly replies: ReplyVisitor = {
+    resolve: (id, value) => {
+      const waiter = this.pending.get(id);
+      if (!waiter) return;
+      this.pending.delete(id);
+      this.answered(waiter);
+      waiter.resolve(value);
+    },
+    reject: (id, error) => {
+      const waiter = this.pending.get(id);
+      if (!waiter) return;
+      this.pending.delete(id);
+      this.answered(waiter);
+      waiter.reject(new LedgerWorkerError(error.message, error.code));
+    },
+  };
   private readonly capacity: number;
   private readonly data: LedgerWorkerData;
 
@@ -68,81 +89,103 @@ export class SqliteWorkerLedger implements LedgerStore {
     };
   }
 
-  async reserve(held: HeldQuota): Promise<ReserveRefusal | null> {
-    while (this.unsettled >= this.capacity) await new Promise<void>((wake) => this.roomWaiters.push(wake));
-    return (await this.call({ t: 'reserve', held })) as ReserveRefusal | null;
+  reserve(held: HeldQuota): Promise<ReserveRefusal | null> {
+    // With room, the call's own promise is the answer: no async frame around it.
+    if (this.unsettled < this.capacity) {
+      return this.call((id) => this.outbox.reserve(id, held), true) as Promise<ReserveRefusal | null>;
+    }
+    return this.reserveWhenRoom(held);
   }
 
   settle(held: HeldQuota, finalQuota: number, log: ConsumeLog, recordLog: boolean): Promise<SettledAmounts> {
-    return this.job({ kind: 'settle', held, finalQuota, log, recordLog });
+    return this.call(
+      (id) => this.outbox.settle(id, held, finalQuota, log, recordLog),
+      false,
+      true,
+    ) as Promise<SettledAmounts>;
   }
 
   async release(held: HeldQuota): Promise<void> {
-    await this.job({ kind: 'release', held });
+    await this.call((id) => this.outbox.release(id, held), false, true);
   }
 
   async flush(): Promise<void> {
-    if (!this.worker) return;
-    await this.call({ t: 'flush' });
+    // Settlements may still wait in the outbox while no thread runs (one died): they go too.
+    if (!this.worker && this.outbox.empty) return;
+    await this.call((id) => this.outbox.flush(id), true);
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    const worker = this.worker;
-    if (!worker) return;
-    await this.call({ t: 'close' }, true);
-    await worker.terminate();
+    if (!this.worker && this.outbox.empty) return;
+    await this.call((id) => this.outbox.close(id), true, false, true);
+    await this.worker?.terminate();
     this.worker = undefined;
   }
 
-  private async job(job: LedgerJob): Promise<SettledAmounts> {
-    this.unsettled++;
-    try {
-      return (await this.call({ t: 'job', job })) as SettledAmounts;
-    } finally {
-      this.unsettled--;
-      while (this.unsettled < this.capacity && this.roomWaiters.length > 0) this.roomWaiters.shift()?.();
-    }
+  private async reserveWhenRoom(held: HeldQuota): Promise<ReserveRefusal | null> {
+    while (this.unsettled >= this.capacity) await new Promise<void>((wake) => this.roomWaiters.push(wake));
+    return (await this.call((id) => this.outbox.reserve(id, held), true)) as ReserveRefusal | null;
   }
 
-  private call(body: RequestBody, closing = false): Promise<unknown> {
+  private answered(waiter: Pending): void {
+    if (!waiter.job) return;
+    this.unsettled--;
+    while (this.unsettled < this.capacity && this.roomWaiters.length > 0) this.roomWaiters.shift()?.();
+  }
+
+  /**
+   * Writes the request into the outbox at once; `urgent` ones are posted after this turn, a `job`
+   * counts against the capacity until answered.
+   */
+  private call(write: (id: number) => void, urgent: boolean, job = false, closing = false): Promise<unknown> {
     if (this.closed && !closing) return Promise.reject(new LedgerWorkerError('The ledger is closed'));
     const id = this.nextId++;
     this.running();
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      if (this.outbox.length === 0) setImmediate(() => this.post());
-      this.outbox.push({ ...body, id } as LedgerRequest);
+      write(id);
+      if (job) {
+        this.unsettled++;
+        this.jobsSince ??= performance.now();
+      }
+      this.pending.set(id, { resolve, reject, job });
+      if (urgent) {
+        if (!this.postSoon) {
+          this.postSoon = true;
+          setImmediate(() => this.post());
+        }
+      } else if (!this.postSoon && !this.jobTimer) {
+        this.jobTimer = setTimeout(() => this.post(), this.data.intervalMs);
+      }
     });
   }
 
+  /** The thread learns how long the settlements waited here, so together they wait one interval. */
   private post(): void {
-    const batch = this.outbox;
-    this.outbox = [];
-    if (batch.length > 0) this.running().postMessage(batch);
+    this.postSoon = false;
+    if (this.jobTimer) clearTimeout(this.jobTimer);
+    this.jobTimer = undefined;
+    const worker = this.running();
+    const waited = this.jobsSince === undefined ? undefined : performance.now() - this.jobsSince;
+    const batch = this.outbox.take(waited);
+    if (!batch) return;
+    this.jobsSince = undefined;
+    worker.postMessage(batch);
   }
 
   private running(): Worker {
     if (this.worker) return this.worker;
     const worker = startWorker(this.data);
-    worker.on('message', (replies: LedgerMessage) => {
-      for (const reply of replies) this.answer(reply.id, reply.result);
-    });
+    // The new thread knows no strings yet; a batch already written keeps its indexes.
+    this.outbox.resend();
+    worker.on('message', (replies: WireReplies) => readReplies(replies, this.replies));
     worker.on('error', (err) => this.lost(worker, `ledger worker failed: ${err.message}`));
     worker.on('exit', (code) => {
       if (!this.closed) this.lost(worker, `ledger worker exited with code ${code}`);
     });
     this.worker = worker;
     return worker;
-  }
-
-  private answer(id: number, result: JobResult | { ok: true; value: unknown }): void {
-    const waiter = this.pending.get(id);
-    if (!waiter) return;
-    this.pending.delete(id);
-    if (result.ok) waiter.resolve(result.value);
-    else waiter.reject(new LedgerWorkerError(result.error.message, result.error.code));
   }
 
   /**
@@ -155,7 +198,10 @@ export class SqliteWorkerLedger implements LedgerStore {
     this.options.onError?.(message);
     const waiting = [...this.pending.values()];
     this.pending.clear();
-    for (const w of waiting) w.reject(new LedgerWorkerError(message));
+    for (const w of waiting) {
+      this.answered(w);
+      w.reject(new LedgerWorkerError(message));
+    }
   }
 }
 

@@ -1,0 +1,210 @@
+import { TokenStatus } from '@switchyard/domain';
+import type SQLite from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createDb } from '../db/create-db.js';
+import { migrateToLatest } from '../db/migrations/index.js';
+import { openSqliteFile } from '../db/sqlite-file.js';
+import { createTestDatabase, engineTargets, type TestDatabase } from '../test/databases.js';
+import { logRow } from './consume-log-row.js';
+import { type HeldQuota, type LedgerJob, SqliteLedgerCore } from './sqlite-ledger-core.js';
+
+const sqlite = engineTargets().find((t) => t.engine === 'sqlite')!;
+const status = { enabled: TokenStatus.Enabled, exhausted: TokenStatus.Exhausted };
+
+interface Opened {
+  core: SqliteLedgerCore;
+  /** A second connection, as the console would read. */
+  read: SQLite.Database;
+}
+
+const opened: { core: SqliteLedgerCore; read: SQLite.Database; db: TestDatabase }[] = [];
+afterEach(async () => {
+  for (const o of opened.splice(0)) {
+    o.core.close();
+    o.read.close();
+    await o.db.drop();
+  }
+});
+
+/** A fresh database: users 1..3, tokens 1..6 (4..6 unlimited), channels 1..3. */
+async function open(users: number[], tokens: { user: number; remain: number; unlimited?: boolean }[]) {
+  const db = await createTestDatabase(sqlite);
+  const d = createDb(db.url);
+  await migrateToLatest(d.db, d.dialect);
+  await d.close();
+  const file = db.url.slice('sqlite:'.length);
+  const read = openSqliteFile(file);
+  const addUser = read.prepare(
+    `INSERT INTO users (id, username, password_hash, aff_code, created_time, quota) VALUES (?, ?, 'x', ?, 0, ?)`,
+  );
+  for (const [i, quota] of users.entries()) addUser.run(i + 1, `user${i + 1}`, `aff${i + 1}`, quota);
+  const addToken = read.prepare(
+    `INSERT INTO tokens (id, user_id, name, key_hash, key_sealed, created_time, remain_quota, unlimited_quota, subnet)
+     VALUES (?, ?, ?, ?, '', 0, ?, ?, '')`,
+  );
+  for (const [i, t] of tokens.entries()) {
+    addToken.run(i + 1, t.user, `token${i + 1}`, `hash${i + 1}`, t.remain, t.unlimited ? 1 : 0);
+  }
+  for (let c = 1; c <= 3; c++) {
+    read
+      .prepare(
+        `INSERT INTO channels (id, key_sealed, name, created_time, base_url, other, models, "group", model_mapping,
+           model_headers, custom_parameter, plugin) VALUES (?, '', ?, 0, '', '', '', '', '', '', '', '')`,
+      )
+      .run(c, `channel${c}`);
+  }
+  const o: Opened = { core: new SqliteLedgerCore(openSqliteFile(file), status), read };
+  opened.push({ ...o, db });
+  return o;
+}
+
+function snapshot(read: SQLite.Database) {
+  return {
+    users: read.prepare('SELECT id, quota, used_quota, request_count FROM users ORDER BY id').all(),
+    tokens: read.prepare('SELECT id, remain_quota, used_quota, status FROM tokens ORDER BY id').all(),
+    channels: read.prepare('SELECT id, used_quota FROM channels ORDER BY id').all(),
+    logs: read
+      .prepare(
+        'SELECT user_id, token_id, content, quota, prompt_tokens, channel_id, metadata FROM logs ORDER BY id',
+      )
+      .all(),
+  };
+}
+
+/** Deterministic pseudo-random numbers, so a failure can be replayed. */
+function numbers(seed: number): (below: number) => number {
+  let s = seed;
+  return (below) => {
+    s = (s * 1_103_515_245 + 12_345) % 2_147_483_648;
+    // The low bits of this generator repeat quickly; the high ones do not.
+    return Math.floor(s / 65_536) % below;
+  };
+}
+
+const USERS = [20_000, 3_000, 900];
+const TOKENS = [
+  { user: 1, remain: 1_500 },
+  { user: 2, remain: 2_500 },
+  { user: 3, remain: 5_000 },
+  { user: 1, remain: 0, unlimited: true },
+  { user: 2, remain: 0, unlimited: true },
+  { user: 3, remain: 400 },
+];
+
+/**
+ * Reserves on the core and turns each hold into a settlement or a release; finals often exceed
+ * the reserve, so extra charges, shortfalls and exhausted tokens all occur.
+ */
+function scenario(core: SqliteLedgerCore, seed: number, count: number): LedgerJob[] {
+  const next = numbers(seed);
+  const jobs: LedgerJob[] = [];
+  for (let i = 0; i < count; i++) {
+    const tokenId = 1 + next(TOKENS.length);
+    const token = TOKENS[tokenId - 1]!;
+    const held: HeldQuota = {
+      userId: token.user,
+      tokenId,
+      tokenUnlimited: token.unlimited === true,
+      amount: next(4) === 0 ? 0 : 10 + next(150),
+    };
+    if (core.reserve(held) !== null) continue;
+    if (next(8) === 0) {
+      jobs.push({ kind: 'release', held });
+      continue;
+    }
+    const channelId = next(4);
+    jobs.push({
+      kind: 'settle',
+      held,
+      finalQuota: next(3) === 0 ? 0 : next(400),
+      recordLog: next(6) !== 0,
+      log: logRow({
+        user_id: held.userId,
+        token_id: tokenId,
+        content: `call ${i}`,
+        channel_id: channelId,
+        prompt_tokens: i,
+        metadata: i % 5 === 0 ? 'not json' : `{"i":${i}}`,
+      }),
+    });
+  }
+  return jobs;
+}
+
+describe('SqliteLedgerCore', () => {
+  it('lands a batch with many settlements of the same users and tokens exactly as one by one', async () => {
+    const grouped = await open(USERS, TOKENS);
+    const single = await open(USERS, TOKENS);
+    const isolated = await open(USERS, TOKENS);
+    const jobsA = scenario(grouped.core, 7, 240);
+    const jobsB = scenario(single.core, 7, 240);
+    const jobsC = scenario(isolated.core, 7, 240);
+    expect(jobsA).toEqual(jobsB);
+    expect(jobsA).toEqual(jobsC);
+    expect(jobsA.length).toBeGreaterThan(100);
+
+    const resultsA = [];
+    for (let i = 0; i < jobsA.length; i += 60)
+      resultsA.push(...grouped.core.runBatch(jobsA.slice(i, i + 60)));
+    const resultsB = jobsB.flatMap((job) => single.core.runBatch([job]));
+    // A log row the table refuses sends a whole batch down the savepoint-per-job path.
+    const bad: LedgerJob = {
+      kind: 'settle',
+      held: { userId: 1, tokenId: 4, tokenUnlimited: true, amount: 0 },
+      finalQuota: 0,
+      recordLog: true,
+      log: logRow({ user_id: null }),
+    };
+    const resultsC = [];
+    for (let i = 0; i < jobsC.length; i += 60) {
+      const results = isolated.core.runBatch([...jobsC.slice(i, i + 60), bad]);
+      expect(results.at(-1)?.ok).toBe(false);
+      resultsC.push(...results.slice(0, -1));
+    }
+    expect(resultsA).toEqual(resultsB);
+    expect(resultsA).toEqual(resultsC);
+
+    const a = snapshot(grouped.read);
+    expect(a).toEqual(snapshot(single.read));
+    expect(a).toEqual(snapshot(isolated.read));
+    // The scenario reached the cases that matter.
+    expect(resultsA.some((r) => r.ok && r.value.shortfall > 0)).toBe(true);
+    expect(a.tokens.some((t) => (t as { status: number }).status === TokenStatus.Exhausted)).toBe(true);
+    expect(a.logs.some((l) => String((l as { metadata: string }).metadata).includes('shortfall'))).toBe(true);
+  });
+
+  it('answers each reserve of a batch on its own: refused ones change nothing, later ones see earlier holds', async () => {
+    const { core, read } = await open(
+      [1_000, 500],
+      [
+        { user: 1, remain: 300 },
+        { user: 1, remain: 0, unlimited: true },
+        { user: 2, remain: 10_000 },
+      ],
+    );
+    const refusals = core.reserveAll([
+      { userId: 1, tokenId: 1, tokenUnlimited: false, amount: 200 },
+      // The token has 100 left: refused, and the user's 150 goes back.
+      { userId: 1, tokenId: 1, tokenUnlimited: false, amount: 150 },
+      { userId: 2, tokenId: 3, tokenUnlimited: false, amount: 600 },
+      { userId: 1, tokenId: 2, tokenUnlimited: true, amount: 800 },
+      // 1000 - 200 - 800 leaves nothing for the user.
+      { userId: 1, tokenId: 2, tokenUnlimited: true, amount: 1 },
+      { userId: 1, tokenId: 1, tokenUnlimited: false, amount: 0 },
+      { userId: 2, tokenId: 3, tokenUnlimited: false, amount: 500 },
+    ]);
+    expect(refusals).toEqual([
+      null,
+      'insufficient_token_quota',
+      'insufficient_user_quota',
+      null,
+      'insufficient_user_quota',
+      null,
+      null,
+    ]);
+    expect(read.prepare('SELECT quota FROM users ORDER BY id').pluck().all()).toEqual([0, 0]);
+    expect(read.prepare('SELECT remain_quota FROM tokens ORDER BY id').pluck().all()).toEqual([
+      100, 0, 9_500,
+    ]);
+  });
+});
