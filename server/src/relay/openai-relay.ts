@@ -25,6 +25,7 @@ import { parseJsonBody } from './relay-body.js';
 import { RelayError, relayErrors } from './relay-error.js';
 import {
   type Exchange,
+  followClient,
   numberField,
   type RelayCall,
   type RelayOutcome,
@@ -159,25 +160,19 @@ async function relayWhole(
     const res = reply.raw;
     res.writeHead(response.statusCode, replyHeaders(reply, contentType));
     let firstByteMs = 0;
-    let clientGone = false;
-    res.on('close', () => {
-      if (res.writableFinished) return;
-      clientGone = true;
-      response.body.resume();
-    });
-    res.on('drain', () => response.body.resume());
+    const client = followClient(res, response.body);
     await response.body.each({
       data(chunk) {
         if (firstByteMs === 0) firstByteMs = s.clock.nowMs() - ctx.startedMs;
-        if (!clientGone && !res.write(chunk)) response.body.pause();
+        if (!client.gone && !res.write(chunk)) response.body.pause();
       },
     });
-    if (!clientGone) res.end();
+    if (!client.gone) res.end();
     return {
       usage: null,
       completionText: () => '',
       firstByteMs,
-      clientAborted: clientGone,
+      clientAborted: client.gone,
       upstreamFailedMidway: false,
     };
   }

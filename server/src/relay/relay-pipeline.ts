@@ -23,7 +23,7 @@ import type { Selection } from './routing/channel-selector.js';
 import { decideFailure } from './routing/failure-policy.js';
 import { RetryBudget } from './routing/retry-budget.js';
 import type { RelayCaller } from './token-auth.js';
-import { sendUpstream, type UpstreamReply } from './upstream-dispatch.js';
+import { sendUpstream, type UpstreamBody, type UpstreamReply } from './upstream-dispatch.js';
 
 // The steps every relay request takes, whatever its dialect (design §4): authenticate token ->
 // model checks -> rate limit -> reserve -> select channel -> send (retry before the first byte) ->
@@ -170,6 +170,27 @@ export interface ReplyStream {
 }
 
 /**
+ * Follows the client's side of a hijacked reply: the upstream is paused by the writer when the
+ * socket is full and resumed when it drains, and read on at full speed once the client has left
+ * (then `onGone` runs once).
+ */
+export function followClient(
+  res: ServerResponse,
+  body: UpstreamBody,
+  onGone?: () => void,
+): { readonly gone: boolean } {
+  const state = { gone: false };
+  res.on('close', () => {
+    if (res.writableFinished) return;
+    state.gone = true;
+    onGone?.();
+    body.resume();
+  });
+  res.on('drain', () => body.resume());
+  return state;
+}
+
+/**
  * Relays an SSE reply through `stream`. After a client disconnect the upstream is still read,
  * bounded in time, so the call is billed for what it produced.
  */
@@ -182,16 +203,11 @@ export async function relayEventStream(
   reply.hijack();
   const res: ServerResponse = reply.raw;
   const body = ctx.response.body;
-  let clientGone = false;
   let deadline = Number.POSITIVE_INFINITY;
-  res.on('close', () => {
-    if (res.writableFinished) return;
-    clientGone = true;
-    // Billing needs the rest of the reply, but not for ever, and no longer at the client's pace.
+  // Billing needs the rest of the reply after the client left, but not for ever.
+  const client = followClient(res, body, () => {
     deadline = s.clock.nowMs() + DRAIN_AFTER_ABORT_MS;
-    body.resume();
   });
-  res.on('drain', () => body.resume());
   res.writeHead(200, {
     ...replyHeaders(reply, contentType),
     'cache-control': 'no-cache',
@@ -211,7 +227,7 @@ export async function relayEventStream(
       data(chunk) {
         if (firstByteMs === 0) firstByteMs = s.clock.nowMs() - ctx.startedMs;
         const out = stream.write(chunk);
-        if (clientGone) {
+        if (client.gone) {
           if (s.clock.nowMs() > deadline) body.cancel();
           return;
         }
@@ -235,18 +251,18 @@ export async function relayEventStream(
       };
     }
     const tail = stream.end(fallback);
-    if (!clientGone && tail.length > 0) res.write(tail);
+    if (!client.gone && tail.length > 0) res.write(tail);
   } catch (err) {
     failedMidway = true;
     log.warn({ err }, 'upstream stream broke');
-    if (!clientGone) res.write(stream.brokenEvent());
+    if (!client.gone) res.write(stream.brokenEvent());
   }
-  if (!clientGone) res.end();
+  if (!client.gone) res.end();
   return {
     usage: stream.usage,
     completionText: () => stream.completionText(),
     firstByteMs,
-    clientAborted: clientGone,
+    clientAborted: client.gone,
     upstreamFailedMidway: failedMidway,
   };
 }
