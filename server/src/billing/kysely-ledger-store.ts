@@ -241,7 +241,7 @@ export class KyselyLedgerStore implements LedgerStore {
     const tokens = new Map(
       (await tokenQuery.execute()).map((t) => [
         Number(t.id),
-        { remain: Number(t.remain_quota), status: Number(t.status) },
+        { remain: Number(t.remain_quota), enabled: Number(t.status) === TokenStatus.Enabled },
       ]),
     );
     return { users, tokens };

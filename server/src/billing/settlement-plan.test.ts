@@ -14,7 +14,10 @@ const settle = (
 const balances = (users: [number, number][], tokens: [number, number, number?][]): LockedBalances => ({
   users: new Map(users),
   tokens: new Map(
-    tokens.map(([id, remain, status]) => [id, { remain, status: status ?? TokenStatus.Enabled }]),
+    tokens.map(([id, remain, status]) => [
+      id,
+      { remain, enabled: (status ?? TokenStatus.Enabled) === TokenStatus.Enabled },
+    ]),
   ),
 });
 
@@ -176,13 +179,17 @@ describe('planSettlements', () => {
     // One at a time: each plan runs on the balances the previous ones left.
     const users = new Map(start.users);
     const tokens = new Map([...start.tokens].map(([id, t]) => [id, { ...t }]));
+    const statuses = new Map([...start.tokens].map(([id]) => [id, TokenStatus.Enabled as number]));
     const amounts = settles.map((s) => {
       const one = planSettlements([s], { users, tokens });
       for (const u of one.users) users.set(u.id, users.get(u.id)! + u.quota);
       for (const t of one.tokens) {
         const state = tokens.get(t.id)!;
         state.remain += t.remain;
-        if (t.exhausted) state.status = TokenStatus.Exhausted;
+        if (t.exhausted) {
+          state.enabled = false;
+          statuses.set(t.id, TokenStatus.Exhausted);
+        }
       }
       return one.amounts[0];
     });
@@ -190,7 +197,7 @@ describe('planSettlements', () => {
     for (const u of batch.users) expect(start.users.get(u.id)! + u.quota).toBe(users.get(u.id));
     for (const t of batch.tokens) {
       expect(start.tokens.get(t.id)!.remain + t.remain).toBe(tokens.get(t.id)!.remain);
-      expect(t.exhausted).toBe(tokens.get(t.id)!.status === TokenStatus.Exhausted);
+      expect(t.exhausted).toBe(statuses.get(t.id) === TokenStatus.Exhausted);
     }
     expect(batch.amounts.some((a) => a.shortfall > 0)).toBe(true);
     expect(batch.tokens.some((t) => t.exhausted)).toBe(true);

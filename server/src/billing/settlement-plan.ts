@@ -1,10 +1,10 @@
-import { TokenStatus } from '@switchyard/domain';
 import { type SettlementAmounts, settlementAmounts } from './settlement.js';
 import type { HeldQuota } from './sqlite-ledger-core.js';
 
 // The arithmetic of many settlements committed together: what each one charges, and the sums the
 // database must apply, one UPDATE per row touched. Pure, so a batch and the one-by-one path can be
-// compared without an engine.
+// compared without an engine. Every ledger store plans its batches here (the SQLite ledger thread
+// too, which is why it imports nothing from the workspace packages).
 
 export interface PlannedSettle {
   held: HeldQuota;
@@ -20,7 +20,8 @@ export interface PlannedSettle {
  */
 export interface LockedBalances {
   users: ReadonlyMap<number, number>;
-  tokens: ReadonlyMap<number, { remain: number; status: number }>;
+  /** `enabled`: the token's status is Enabled (only an enabled token becomes exhausted). */
+  tokens: ReadonlyMap<number, { remain: number; enabled: boolean }>;
 }
 
 export interface UserTotal {
@@ -69,7 +70,7 @@ export function planSettlements(
   balances?: LockedBalances,
 ): SettlementPlan {
   const userBalance = new Map(balances?.users);
-  const tokenState = new Map<number, { remain: number; status: number }>();
+  const tokenState = new Map<number, { remain: number; enabled: boolean }>();
   for (const [id, t] of balances?.tokens ?? []) tokenState.set(id, { ...t });
   const users = new Map<number, UserTotal>();
   const tokens = new Map<number, TokenTotal>();
@@ -108,8 +109,8 @@ export function planSettlements(
       const state = tokenState.get(held.tokenId);
       if (moveBalance && state) {
         // The rule of the one-by-one path: only an extra charge exhausts a token, never a refund.
-        if (a.change < 0 && state.status === TokenStatus.Enabled && state.remain + a.change <= 0) {
-          state.status = TokenStatus.Exhausted;
+        if (a.change < 0 && state.enabled && state.remain + a.change <= 0) {
+          state.enabled = false;
           token.exhausted = true;
         }
         state.remain += a.change;

@@ -1,5 +1,4 @@
 import type SQLite from 'better-sqlite3';
-import { BalanceDeltas, type DeltaSink, type TokenDelta, type UserDelta } from './balance-deltas.js';
 import {
   CHANNEL_ID_INDEX,
   LOG_COLUMNS,
@@ -8,6 +7,7 @@ import {
   QUOTA_INDEX,
 } from './consume-log-row.js';
 import { settlementAmounts, withShortfall } from './settlement.js';
+import { type LockedBalances, needsRoom, type PlannedSettle, planSettlements } from './settlement-plan.js';
 
 // The ledger's SQL on one SQLite connection, with statements prepared once. It runs inside the
 // ledger worker thread (design §4 "Speed": main-thread commits stalled the event loop), but is
@@ -46,8 +46,6 @@ export type JobResult =
 /** A job of a batch threw: the batch was rolled back and is run again job by job. */
 class JobFailed extends Error {}
 
-const noRoom = (): number => 0;
-
 export class SqliteLedgerCore {
   private readonly takeUser: SQLite.Statement;
   private readonly takeToken: SQLite.Statement;
@@ -59,12 +57,12 @@ export class SqliteLedgerCore {
   private readonly addUser: SQLite.Statement;
   private readonly addToken: SQLite.Statement;
   private readonly addChannelUsed: SQLite.Statement;
+  private readonly tokenState: SQLite.Statement;
+  private readonly enabledStatus: number;
   private readonly insertLog: SQLite.Statement;
   private readonly reserveTx: SQLite.Transaction<(helds: readonly HeldQuota[]) => (ReserveRefusal | null)[]>;
   private readonly groupedTx: SQLite.Transaction<(jobs: readonly LedgerJob[]) => JobResult[]>;
   private readonly isolatedTx: SQLite.Transaction<(jobs: readonly LedgerJob[]) => JobResult[]>;
-  private readonly deltas = new BalanceDeltas();
-  private readonly sink: DeltaSink;
   /** The values bound to the log INSERT; the job's own row is never changed (a batch may run twice). */
   private readonly logValues: LogRow = LOG_COLUMNS.map(() => null);
 
@@ -91,41 +89,32 @@ export class SqliteLedgerCore {
          used_quota = used_quota + ?
        WHERE id = ?`,
     );
-    // The summed changes of a batch: never an extra charge, so never a status change.
+    // The summed changes of a batch (settlement-plan.ts): one UPDATE per row touched.
     this.addUser = sqlite.prepare(
       'UPDATE users SET quota = quota + ?, used_quota = used_quota + ?, request_count = request_count + ? WHERE id = ?',
     );
     this.addToken = sqlite.prepare(
-      'UPDATE tokens SET remain_quota = remain_quota + ?, used_quota = used_quota + ? WHERE id = ?',
+      `UPDATE tokens SET
+         status = CASE WHEN ? = 1 AND status = ${Number(status.enabled)} THEN ${Number(status.exhausted)} ELSE status END,
+         remain_quota = remain_quota + ?,
+         used_quota = used_quota + ?
+       WHERE id = ?`,
     );
+    this.tokenState = sqlite.prepare('SELECT remain_quota, status FROM tokens WHERE id = ?');
+    this.enabledStatus = Number(status.enabled);
     this.addChannelUsed = sqlite.prepare('UPDATE channels SET used_quota = used_quota + ? WHERE id = ?');
     // One row per statement: a multi-row INSERT needs a statement journal and measured slower.
     this.insertLog = sqlite.prepare(
       `INSERT INTO logs (${LOG_COLUMNS.map((c) => `"${c}"`).join(', ')}) VALUES (${LOG_COLUMNS.map(() => '?').join(', ')})`,
     );
-    this.sink = {
-      user: (id: number, d: UserDelta) => {
-        this.addUser.run(d.change, d.used, d.requests, id);
-      },
-      token: (id: number, d: TokenDelta) => {
-        if (d.change !== 0 || d.used !== 0) this.addToken.run(d.change, d.used, id);
-      },
-      channel: (id: number, used: number) => {
-        this.addChannelUsed.run(used, id);
-      },
-    };
-
     this.reserveTx = sqlite.transaction((helds: readonly HeldQuota[]) => helds.map((h) => this.take(h)));
 
     // The common batch: one transaction, no savepoints, balance changes summed per row. A job that
     // throws (a log row the table refuses) rolls the whole batch back, and it runs again isolated.
     this.groupedTx = sqlite.transaction((jobs: readonly LedgerJob[]) => {
       try {
-        const results = jobs.map((job): JobResult => ({ ok: true, value: this.applyGrouped(job) }));
-        this.deltas.applyAll(this.sink);
-        return results;
+        return this.applyGrouped(jobs);
       } catch (err) {
-        this.deltas.clear();
         throw new JobFailed(String((err as Error)?.message ?? err), { cause: err });
       }
     });
@@ -185,31 +174,47 @@ export class SqliteLedgerCore {
     return null;
   }
 
-  /** A job of a grouped batch: pure additions are summed; only an overrun reads the balances. */
-  private applyGrouped(job: LedgerJob): SettledAmounts {
-    const held = job.held;
-    const limited = !held.tokenUnlimited;
-    if (job.kind === 'release') {
-      this.deltas.addUser(held.userId, held.amount, 0, 0);
-      if (limited) this.deltas.addToken(held.tokenId, held.amount, 0);
-      return { charged: 0, refunded: held.amount, shortfall: 0 };
+  /**
+   * A grouped batch as one plan: the balances are read only when a settlement exceeds its reserve
+   * (this connection holds the write lock, so they stay as read), then one UPDATE per user, token
+   * and channel touched, users first, and the log rows.
+   */
+  private applyGrouped(jobs: readonly LedgerJob[]): JobResult[] {
+    const planned = jobs.map(
+      (job): PlannedSettle =>
+        job.kind === 'settle'
+          ? { held: job.held, finalQuota: job.finalQuota, channelId: Number(job.log[CHANNEL_ID_INDEX] ?? 0) }
+          : { held: job.held, finalQuota: undefined, channelId: 0 },
+    );
+    const plan = planSettlements(planned, planned.some(needsRoom) ? this.balancesOf(jobs) : undefined);
+    for (const u of plan.users) this.addUser.run(u.quota, u.used, u.requests, u.id);
+    for (const t of plan.tokens) this.addToken.run(t.exhausted ? 1 : 0, t.remain, t.used, t.id);
+    for (const c of plan.channels) this.addChannelUsed.run(c.used, c.id);
+    return jobs.map((job, i): JobResult => {
+      const a = plan.amounts[i]!;
+      if (job.kind === 'settle' && job.recordLog) this.insert(job.log, a.charged, a.shortfall);
+      return { ok: true, value: { charged: a.charged, refunded: a.refunded, shortfall: a.shortfall } };
+    });
+  }
+
+  private balancesOf(jobs: readonly LedgerJob[]): LockedBalances {
+    const users = new Map<number, number>();
+    const tokens = new Map<number, { remain: number; enabled: boolean }>();
+    for (const { held } of jobs) {
+      if (!users.has(held.userId)) {
+        const quota = this.userRoom.get(held.userId);
+        if (quota !== undefined) users.set(held.userId, Number(quota));
+      }
+      if (!tokens.has(held.tokenId)) {
+        const row = this.tokenState.get(held.tokenId) as { remain_quota: number; status: number } | undefined;
+        if (row)
+          tokens.set(held.tokenId, {
+            remain: Number(row.remain_quota),
+            enabled: row.status === this.enabledStatus,
+          });
+      }
     }
-    let amounts: ReturnType<typeof settlementAmounts>;
-    if (job.finalQuota > held.amount) {
-      // An overrun is taken as far as the balances go: they must be current, and the token may
-      // become exhausted, so this one runs on its own statements.
-      this.deltas.applyFor(held.userId, held.tokenId, this.sink);
-      amounts = settlementAmounts(held.amount, job.finalQuota, () => this.room(held));
-      this.move(held, amounts.change, amounts.charged, true);
-    } else {
-      amounts = settlementAmounts(held.amount, job.finalQuota, noRoom);
-      this.deltas.addUser(held.userId, amounts.change, amounts.charged, 1);
-      this.deltas.addToken(held.tokenId, limited ? amounts.change : 0, amounts.charged);
-    }
-    const channelId = Number(job.log[CHANNEL_ID_INDEX] ?? 0);
-    if (amounts.charged > 0 && channelId > 0) this.deltas.addChannel(channelId, amounts.charged);
-    if (job.recordLog) this.insert(job.log, amounts.charged, amounts.shortfall);
-    return { charged: amounts.charged, refunded: amounts.refunded, shortfall: amounts.shortfall };
+    return { users, tokens };
   }
 
   /** A job on its own statements (the isolated path). */
