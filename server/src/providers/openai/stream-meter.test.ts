@@ -271,6 +271,19 @@ describe('OpenAiStreamMeter: runs of events passed over unread', () => {
     eventError.write(Buffer.from(`${plain}event: error\ndata: upstream fell over\n\n`));
     expect(eventError.error?.message).toBe('upstream fell over');
 
+    // A mark on the very first byte of a chunk, and words that only look like marks.
+    const atStart = new OpenAiStreamMeter();
+    atStart.write(Buffer.from(plain));
+    atStart.write(Buffer.from('event: error\ndata: gone at once\n\n'));
+    expect(atStart.error?.message).toBe('gone at once');
+    const lookalikes = new OpenAiStreamMeter();
+    lookalikes.write(Buffer.from(plain));
+    lookalikes.write(
+      Buffer.from(`data: ${chunk(delta({ content: 'prevent: usage" error" [x]' }))}\n\n${plain}`),
+    );
+    expect(lookalikes.error).toBeNull();
+    expect(lookalikes.events).toBe(41);
+
     const spaced = new OpenAiStreamMeter();
     spaced.write(Buffer.from(`${plain}data: {${head},"choices":[],"usage" : ${JSON.stringify(USAGE)}}\n\n`));
     expect(spaced.usage?.outputTokens).toBe(10);
