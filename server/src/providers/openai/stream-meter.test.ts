@@ -249,6 +249,16 @@ describe('OpenAiStreamMeter: runs of events passed over unread', () => {
     }
   });
 
+  it('keeps the text of a stream that arrives one event per chunk, without usage', () => {
+    const meter = new OpenAiStreamMeter();
+    const b = many(120, false);
+    const events = b.toString().split(/(?<=\n\n)/);
+    for (const e of events) meter.write(Buffer.from(e));
+    meter.end();
+    expect(meter.events).toBe(121);
+    expect(meter.completionText()).toBe(text(120));
+  });
+
   it('counts the text of passed-over runs when they outgrow the retention bound', () => {
     const meter = new OpenAiStreamMeter({ maxRetainedBytes: 500 });
     const b = many(60, false);

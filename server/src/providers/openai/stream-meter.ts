@@ -224,6 +224,45 @@ function streamErrorOf(chunk: unknown, eventType: string, data: Buffer): Upstrea
 
 type Decision = 'emit' | 'drop';
 
+/**
+ * Runs of complete events kept for a text count that is needed only if no usage arrives. The first
+ * run is kept by reference: a fast upstream sends the whole stream in one chunk. Later runs are
+ * copied into one growing buffer: a slow upstream sends an event per chunk, and fifty small buffers
+ * held by reference cost several times their bytes in objects and allocations.
+ */
+class RetainedRuns {
+  private first: Buffer | null = null;
+  private copies: Buffer | null = null;
+  private copied = 0;
+
+  add(run: Buffer): void {
+    if (this.first === null) {
+      this.first = run;
+      return;
+    }
+    if (this.copies === null || this.copied + run.length > this.copies.length) {
+      // 4 KiB and up: Buffer.allocUnsafe takes smaller ones from a shared slab it would keep alive.
+      const grown = Buffer.allocUnsafe(Math.max(4096, 2 * (this.copied + run.length)));
+      this.copies?.copy(grown, 0, 0, this.copied);
+      this.copies = grown;
+    }
+    run.copy(this.copies, this.copied);
+    this.copied += run.length;
+  }
+
+  /** The kept runs in order; each is a sequence of complete events. */
+  forEach(fn: (run: Buffer) => void): void {
+    if (this.first) fn(this.first);
+    if (this.copies && this.copied > 0) fn(this.copies.subarray(0, this.copied));
+  }
+
+  clear(): void {
+    this.first = null;
+    this.copies = null;
+    this.copied = 0;
+  }
+}
+
 export class OpenAiStreamMeter {
   private readonly drop: boolean;
   private readonly maxRetained: number;
@@ -241,7 +280,7 @@ export class OpenAiStreamMeter {
   private finalOutputSeen = false;
   private retained: Buffer[] = [];
   /** Runs of complete events passed over unread, kept by reference for counting text later. */
-  private retainedRuns: Buffer[] = [];
+  private retainedRuns = new RetainedRuns();
   private retainedBytes = 0;
   private texts: string[] = [];
   private identityRead = false;
@@ -368,7 +407,7 @@ export class OpenAiStreamMeter {
   private passOver(run: Buffer): void {
     this.events += countEvents(run);
     if (this.finalOutputSeen) return;
-    this.retainedRuns.push(run);
+    this.retainedRuns.add(run);
     this.retainedBytes += run.length;
     if (this.retainedBytes > this.maxRetained) this.reduceRetained();
   }
@@ -449,7 +488,7 @@ export class OpenAiStreamMeter {
       if (usage.outputTokens > 0) {
         this.finalOutputSeen = true;
         this.retained = [];
-        this.retainedRuns = [];
+        this.retainedRuns.clear();
         this.retainedBytes = 0;
       }
     }
@@ -465,11 +504,11 @@ export class OpenAiStreamMeter {
 
   private reduceRetained(): void {
     for (const data of this.retained) chunkText(parseJson(data), this.texts);
-    for (const run of this.retainedRuns) {
+    this.retainedRuns.forEach((run) => {
       eachEventData(run, (data) => chunkText(parseJson(data), this.texts));
-    }
+    });
     this.retained = [];
-    this.retainedRuns = [];
+    this.retainedRuns.clear();
     this.retainedBytes = 0;
   }
 }
