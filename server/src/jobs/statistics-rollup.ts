@@ -1,26 +1,93 @@
-import { addDays, type StatisticsQueries, utcDate } from '../db/queries/statistics.js';
+import {
+  addDays,
+  type RollupGroup,
+  type StatisticsQueries,
+  utcDate,
+  utcDayStart,
+} from '../db/queries/statistics.js';
 
 /** How long after midnight (UTC) yesterday is still re-aggregated: logs are stamped with the request's
  * start and written when it settles, so a request begun before midnight can land minutes later. */
 export const YESTERDAY_GRACE_SECONDS = 3600;
 
+const SECONDS_PER_HOUR = 3600;
+const HOURS_PER_DAY = 24;
+
 export interface RollupClock {
   nowSeconds(): number;
 }
 
+/** The hour slices of a day a run reads: closed ones (cached once read) and the open rest. */
+export interface DaySlices {
+  /** Start of each whole hour that ended more than the grace ago: its logs no longer change. */
+  closed: number[];
+  /** `[start, end)` of the rest of the day, read on every run. */
+  open: { start: number; end: number } | undefined;
+}
+
+/** How a run at `nowSeconds` reads `date`: hour by hour up to the grace, then the rest in one piece. */
+export function daySlices(date: string, nowSeconds: number): DaySlices {
+  const dayStart = utcDayStart(date);
+  const dayEnd = dayStart + HOURS_PER_DAY * SECONDS_PER_HOUR;
+  const closed: number[] = [];
+  let hour = dayStart;
+  while (hour < dayEnd && hour + SECONDS_PER_HOUR <= nowSeconds - YESTERDAY_GRACE_SECONDS) {
+    closed.push(hour);
+    hour += SECONDS_PER_HOUR;
+  }
+  return { closed, open: hour < dayEnd ? { start: hour, end: dayEnd } : undefined };
+}
+
+function groupKey(g: RollupGroup): string {
+  return `${g.user_id}\u0000${g.channel_id}\u0000${g.model_name}`;
+}
+
+/** Sums groups of several slices per user, channel and model, in the key order the writes take. */
+export function sumGroups(slices: readonly (readonly RollupGroup[])[]): RollupGroup[] {
+  const sums = new Map<string, RollupGroup>();
+  for (const slice of slices) {
+    for (const g of slice) {
+      const key = groupKey(g);
+      const sum = sums.get(key);
+      if (!sum) {
+        sums.set(key, { ...g });
+        continue;
+      }
+      sum.request_count += g.request_count;
+      sum.quota += g.quota;
+      sum.prompt_tokens += g.prompt_tokens;
+      sum.completion_tokens += g.completion_tokens;
+      sum.request_time += g.request_time;
+    }
+  }
+  return [...sums.values()].sort(
+    (a, b) =>
+      a.user_id - b.user_id ||
+      a.channel_id - b.channel_id ||
+      (a.model_name < b.model_name ? -1 : a.model_name > b.model_name ? 1 : 0),
+  );
+}
+
 /**
- * Keeps the `statistics` rollup current: every run rebuilds today from its consume logs (and
- * yesterday, just after midnight or when this process last ran on another day). Each day is written
- * whole with an upsert, so the job needs no lease: nodes running it at the same time write the same
- * rows. Runs never overlap within a process; a run asked for while one is going joins it.
+ * Keeps the `statistics` rollup current: every run writes today's totals (and yesterday's, just
+ * after midnight or when this process last ran on another day) whole, with an upsert, so the job
+ * needs no lease: nodes running it at the same time write the same rows. Runs never overlap within a
+ * process; a run asked for while one is going joins it.
+ *
+ * A day is read hour by hour, and an hour that ended more than the grace ago is read once and
+ * remembered: a run reads the last hour or two, not the whole day (a whole-day scan of a busy
+ * day's logs stalled the event loop for a second and more every minute). Each slice is its own
+ * query, so the first run after a start, which reads every hour, yields between them.
  */
 export class StatisticsRollup {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<string[]> | undefined;
   private lastRunDay: string | undefined;
+  /** The groups of closed hours already read, by hour start; only hours of days still rolled. */
+  private readonly closedHours = new Map<number, RollupGroup[]>();
 
   constructor(
-    private readonly queries: Pick<StatisticsQueries, 'rollupDay'>,
+    private readonly queries: Pick<StatisticsQueries, 'aggregateLogs' | 'writeDay'>,
     private readonly clock: RollupClock,
     private readonly onError: (err: unknown) => void = () => {},
   ) {}
@@ -36,9 +103,11 @@ export class StatisticsRollup {
   /** Rebuilds the due days now; resolves with the days it rebuilt. */
   run(): Promise<string[]> {
     if (this.running) return this.running;
-    const days = this.daysToRoll(this.clock.nowSeconds());
+    const now = this.clock.nowSeconds();
+    const days = this.daysToRoll(now);
     this.running = (async () => {
-      for (const day of days) await this.queries.rollupDay(day);
+      this.forgetBefore(utcDayStart(days[0]!));
+      for (const day of days) await this.queries.writeDay(day, await this.dayGroups(day, now));
       this.lastRunDay = days.at(-1);
       return days;
     })().finally(() => {
@@ -63,5 +132,24 @@ export class StatisticsRollup {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     await this.running?.catch(() => {});
+  }
+
+  private async dayGroups(day: string, now: number): Promise<RollupGroup[]> {
+    const { closed, open } = daySlices(day, now);
+    const slices: RollupGroup[][] = [];
+    for (const hour of closed) {
+      let groups = this.closedHours.get(hour);
+      if (!groups) {
+        groups = await this.queries.aggregateLogs(hour, hour + SECONDS_PER_HOUR);
+        this.closedHours.set(hour, groups);
+      }
+      slices.push(groups);
+    }
+    if (open) slices.push(await this.queries.aggregateLogs(open.start, open.end));
+    return sumGroups(slices);
+  }
+
+  private forgetBefore(start: number): void {
+    for (const hour of this.closedHours.keys()) if (hour < start) this.closedHours.delete(hour);
   }
 }

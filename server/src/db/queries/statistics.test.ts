@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { StatisticsRollup } from '../../jobs/statistics-rollup.js';
 import { createTestDatabase, engineTargets, type TestDatabase } from '../../test/databases.js';
 import { createDb, type Database } from '../create-db.js';
 import { migrateToLatest } from '../migrations/index.js';
@@ -203,6 +204,15 @@ for (const target of engineTargets()) {
       await q.rollupDay(addDays(DAY, -1));
       await q.rollupDay(addDays(DAY, 1));
       expect(await rows()).toEqual(expected(inserted));
+    });
+
+    it('gives the rows of a whole-day scan when the job reads the days hour by hour', async () => {
+      await insertLogs(workload(31, 800));
+      // Ten minutes into the next day: the job rolls DAY (within the grace) and the next day.
+      const job = new StatisticsRollup(q, { nowSeconds: () => START + 86_400 + 600 });
+      expect(await job.run()).toEqual([DAY, DAYS[2]]);
+      const want = expected(inserted).filter((r) => r.date !== DAYS[0]);
+      expect(await q.rows({ from: DAY, to: DAYS[2]! })).toEqual(want);
     });
 
     it('gives the same rows when several nodes run it at the same time', async () => {

@@ -4,8 +4,9 @@ import type { Database } from '../create-db.js';
 import { type DialectName, toNumber, upsert } from '../dialect.js';
 
 // The daily rollup (`statistics`) and the aggregates the dashboards read. Dashboards read the rollup,
-// never the log table; the rollup is rebuilt a whole day at a time from the consume logs, so running
-// it twice, or on two nodes at once, writes the same rows.
+// never the log table; a day's rows are written whole from its consume logs (summed here per time
+// range; the job sums a day from hour slices), so running it twice, or on two nodes at once, writes
+// the same rows.
 
 export type StatisticsQueries = ReturnType<typeof statisticsQueries>;
 
@@ -70,6 +71,9 @@ export interface StatisticsRange {
   userId?: number;
 }
 
+/** One group of a log aggregate: the counters of one user, channel and model. */
+export type RollupGroup = Omit<StatisticsRow, 'date'>;
+
 export interface StatisticsRow {
   date: string;
   user_id: number;
@@ -125,62 +129,73 @@ export function statisticsQueries({ db, dialect }: Database) {
     return q;
   };
 
+  /**
+   * The consume logs of `[start, end)` (unix seconds) summed per user, channel and model, in key
+   * order. Served by the (type, created_at) index. A plain SELECT: it blocks no writer (an
+   * INSERT ... SELECT would share-lock the range on MySQL and hold SQLite's write lock).
+   */
+  async function aggregateLogs(start: number, end: number): Promise<RollupGroup[]> {
+    const groups = await db
+      .selectFrom('logs')
+      .select((eb) => [
+        'user_id',
+        'channel_id',
+        'model_name',
+        eb.fn.countAll<number>().as('request_count'),
+        eb.fn.sum<number>('quota').as('quota'),
+        eb.fn.sum<number>('prompt_tokens').as('prompt_tokens'),
+        eb.fn.sum<number>('completion_tokens').as('completion_tokens'),
+        eb.fn.sum<number>('request_time').as('request_time'),
+      ])
+      .where('type', '=', LogType.Consume)
+      .where('created_at', '>=', start)
+      .where('created_at', '<', end)
+      .groupBy(['user_id', 'channel_id', 'model_name'])
+      .orderBy('user_id')
+      .orderBy('channel_id')
+      .orderBy('model_name')
+      .execute();
+    return groups.map((g) => ({
+      user_id: toNumber(g.user_id),
+      channel_id: toNumber(g.channel_id),
+      model_name: g.model_name,
+      request_count: toNumber(g.request_count),
+      quota: toNumber(g.quota),
+      prompt_tokens: toNumber(g.prompt_tokens),
+      completion_tokens: toNumber(g.completion_tokens),
+      request_time: toNumber(g.request_time),
+    }));
+  }
+
+  /**
+   * Writes the whole-day totals of `date` with an upsert that overwrites: idempotent, so nodes may
+   * write the same day at the same time. Rows of groups missing from `groups` (deleted logs) are
+   * kept: the rollup outlives log cleanup. Written in key order, so concurrent writers cannot
+   * deadlock.
+   */
+  async function writeDay(date: string, groups: readonly RollupGroup[]): Promise<void> {
+    const rows = groups.map((g) => ({ date, ...g }));
+    const overwrite = Object.fromEntries(COUNTERS.map((c) => [c, incoming(c)]));
+    for (let i = 0; i < rows.length; i += UPSERT_BATCH) {
+      await upsert(
+        dialect,
+        db.insertInto('statistics').values(rows.slice(i, i + UPSERT_BATCH)),
+        ['date', 'user_id', 'channel_id', 'model_name'],
+        overwrite,
+      ).execute();
+    }
+  }
+
   return {
-    /**
-     * Rebuilds the rows of one UTC day from its consume logs and writes them with an upsert that
-     * overwrites: idempotent, so nodes may run it at the same time. Returns how many groups the day
-     * has. Rows of groups that no longer have logs (deleted logs) are kept: the rollup outlives log
-     * cleanup.
-     *
-     * Two statements rather than one INSERT ... SELECT: under MySQL's default isolation that form
-     * share-locks the log range it reads, stalling the relay's log writes into today for the whole
-     * scan, and on SQLite it would hold the write lock while scanning. A plain SELECT blocks no
-     * writer; the writes that follow are short, in key order so concurrent runs cannot deadlock.
-     */
+    aggregateLogs,
+    writeDay,
+
+    /** Rebuilds one UTC day from its consume logs in one scan; returns how many groups it has. */
     async rollupDay(date: string): Promise<number> {
       const start = utcDayStart(date);
-      const groups = await db
-        .selectFrom('logs')
-        .select((eb) => [
-          'user_id',
-          'channel_id',
-          'model_name',
-          eb.fn.countAll<number>().as('request_count'),
-          eb.fn.sum<number>('quota').as('quota'),
-          eb.fn.sum<number>('prompt_tokens').as('prompt_tokens'),
-          eb.fn.sum<number>('completion_tokens').as('completion_tokens'),
-          eb.fn.sum<number>('request_time').as('request_time'),
-        ])
-        // Served by the (type, created_at) index: one day of one type.
-        .where('type', '=', LogType.Consume)
-        .where('created_at', '>=', start)
-        .where('created_at', '<', start + SECONDS_PER_DAY)
-        .groupBy(['user_id', 'channel_id', 'model_name'])
-        .orderBy('user_id')
-        .orderBy('channel_id')
-        .orderBy('model_name')
-        .execute();
-      const rows = groups.map((g) => ({
-        date,
-        user_id: toNumber(g.user_id),
-        channel_id: toNumber(g.channel_id),
-        model_name: g.model_name,
-        request_count: toNumber(g.request_count),
-        quota: toNumber(g.quota),
-        prompt_tokens: toNumber(g.prompt_tokens),
-        completion_tokens: toNumber(g.completion_tokens),
-        request_time: toNumber(g.request_time),
-      }));
-      const overwrite = Object.fromEntries(COUNTERS.map((c) => [c, incoming(c)]));
-      for (let i = 0; i < rows.length; i += UPSERT_BATCH) {
-        await upsert(
-          dialect,
-          db.insertInto('statistics').values(rows.slice(i, i + UPSERT_BATCH)),
-          ['date', 'user_id', 'channel_id', 'model_name'],
-          overwrite,
-        ).execute();
-      }
-      return rows.length;
+      const groups = await aggregateLogs(start, start + SECONDS_PER_DAY);
+      await writeDay(date, groups);
+      return groups.length;
     },
 
     /** Raw rollup rows of a date range (tests and exports). */
