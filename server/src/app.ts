@@ -1,3 +1,4 @@
+import { createServer } from 'node:http';
 import fastifyCookie from '@fastify/cookie';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { apiRoutes } from './api/routes.js';
@@ -5,16 +6,37 @@ import { defaultWebDist, registerConsole } from './http/console.js';
 import { installErrorHandler } from './http/error-handler.js';
 import { requestLogFields } from './http/log-serializers.js';
 import { registerRoutes } from './http/register-routes.js';
-import { requestIdSource } from './http/request-ids.js';
-import { registerRelayRoutes } from './relay/relay-routes.js';
+import { requestIdOf, requestIdSource } from './http/request-ids.js';
+import { HotRelay } from './relay/hot-relay.js';
+import { RELAY_POST_ROUTES, registerRelayRoutes } from './relay/relay-routes.js';
 import type { Services } from './services.js';
 
-const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
+/** What Fastify sets on a server it makes itself (its defaults filled in before the factory runs). */
+interface ServerTimeouts {
+  keepAliveTimeout?: number;
+  requestTimeout?: number;
+  connectionTimeout?: number;
+  maxRequestsPerSocket?: number;
+}
 
 /** Builds the whole HTTP app from wired services; tests call this with their own services. */
 export async function buildApp(s: Services): Promise<FastifyInstance> {
   const nextRequestId = requestIdSource();
+  let hot: HotRelay | undefined;
   const app = Fastify({
+    // The relay's POST routes are served before Fastify sees the request (relay/hot-relay.ts); the
+    // server gets the timeouts Fastify gives the one it makes.
+    serverFactory: (handler, options) => {
+      const server = createServer((req, res) => {
+        if (!hot?.serve(req, res)) handler(req, res);
+      });
+      const o = options as ServerTimeouts;
+      server.keepAliveTimeout = o.keepAliveTimeout ?? 72_000;
+      server.requestTimeout = o.requestTimeout ?? 0;
+      server.setTimeout(o.connectionTimeout ?? 0);
+      if (o.maxRequestsPerSocket) server.maxRequestsPerSocket = o.maxRequestsPerSocket;
+      return server;
+    },
     logger: {
       level: s.config.logLevel,
       redact: [
@@ -31,12 +53,19 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
     bodyLimit: s.config.relayBodyLimit,
     routerOptions: { ignoreTrailingSlash: true },
     requestIdHeader: false,
-    // A client-supplied id is kept only when it looks like one, so logs cannot be forged with it.
-    genReqId: (req) => {
-      const given = req.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : nextRequestId();
-    },
+    genReqId: (req) => requestIdOf(req.headers, nextRequestId),
   });
+
+  hot = new HotRelay(
+    s,
+    {
+      log: app.log,
+      nextRequestId,
+      trustedProxies: s.config.trustedProxies,
+      bodyLimit: s.config.relayBodyLimit,
+    },
+    RELAY_POST_ROUTES,
+  );
 
   // Callback-style hooks: an async hook costs a promise on every relay request.
   app.addHook('onRequest', (req, reply, done) => {

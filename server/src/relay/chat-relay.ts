@@ -1,5 +1,5 @@
 import { providerById } from '@switchyard/domain';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { type BearerKey, bearerKeyFromHeaders, parseBearerKey } from '../auth/api-keys.js';
 import {
   ChannelConfigError,
@@ -41,6 +41,7 @@ import {
 } from './channel-transports.js';
 import type { InboundDialect } from './dialect-errors.js';
 import { parseJsonBody } from './relay-body.js';
+import type { RelayReply, RelayRequest } from './relay-client.js';
 import { RelayError, relayErrors } from './relay-error.js';
 import {
   type Exchange,
@@ -76,13 +77,13 @@ export interface ChatRoute {
   sse?: boolean;
 }
 
-function header(req: FastifyRequest, name: string): string | undefined {
+function header(req: RelayRequest, name: string): string | undefined {
   const v = req.headers[name];
   return Array.isArray(v) ? v[0] : v;
 }
 
 /** The key of a request in the places each dialect's SDKs put it. */
-export function inboundKey(dialect: InboundDialect, req: FastifyRequest): BearerKey | null {
+export function inboundKey(dialect: InboundDialect, req: RelayRequest): BearerKey | null {
   if (dialect === 'gemini') {
     const query = (req.query ?? {}) as Record<string, unknown>;
     return (
@@ -386,7 +387,7 @@ async function prepare(
   }
 }
 
-function readInbound(dialect: InboundDialect, req: FastifyRequest, route: ChatRoute): Inbound {
+function readInbound(dialect: InboundDialect, req: RelayRequest, route: ChatRoute): Inbound {
   const { raw, value } = parseJsonBody(req.body);
   const model = modelOf(dialect, value, route);
   const stream = dialect === 'gemini' ? route.stream === true : value.stream === true;
@@ -409,8 +410,8 @@ function readInbound(dialect: InboundDialect, req: FastifyRequest, route: ChatRo
 export async function relayChat(
   s: Services,
   dialect: InboundDialect,
-  req: FastifyRequest,
-  reply: FastifyReply,
+  req: RelayRequest,
+  reply: RelayReply,
   route: ChatRoute = {},
 ) {
   checkEnabled(s, dialect);

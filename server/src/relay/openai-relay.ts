@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+
 import { bearerKeyFromHeaders } from '../auth/api-keys.js';
 import { parseUpstreamError } from '../providers/openai/errors.js';
 import { jsonCompletionText, readJsonUsage } from '../providers/openai/json-meter.js';
@@ -22,6 +22,7 @@ import {
 } from './channel-transports.js';
 import { peekFormField } from './multipart-peek.js';
 import { parseJsonBody } from './relay-body.js';
+import type { RelayReply, RelayRequest } from './relay-client.js';
 import { RelayError, relayErrors } from './relay-error.js';
 import {
   type Exchange,
@@ -95,7 +96,7 @@ function promptTokensBy(tok: Tokenizer, endpoint: OpenAiEndpoint, body: Json): n
 }
 
 /** Reads what the client sent: JSON is parsed (its bytes kept), an upload is read only up to its model field. */
-async function readInbound(s: Services, endpoint: OpenAiEndpoint, req: FastifyRequest): Promise<Inbound> {
+async function readInbound(s: Services, endpoint: OpenAiEndpoint, req: RelayRequest): Promise<Inbound> {
   if (!MULTIPART.has(endpoint)) return { kind: 'json', ...parseJsonBody(req.body) };
   const contentType = String(req.headers['content-type'] ?? '');
   const boundary = multipartBoundary(contentType);
@@ -191,8 +192,8 @@ async function relayWhole(
 export async function relayOpenAi(
   s: Services,
   endpoint: OpenAiEndpoint,
-  req: FastifyRequest,
-  reply: FastifyReply,
+  req: RelayRequest,
+  reply: RelayReply,
 ) {
   return runRelay(s, bearerKeyFromHeaders(req.headers), req, reply, async () => {
     const inbound = await readInbound(s, endpoint, req);

@@ -68,6 +68,8 @@ export const relayErrors = {
       'rate_limit_exceeded',
       `Rate limit reached; retry in ${retryAfter} s`,
     ),
+  bodyTooLarge: () =>
+    new RelayError(413, 'invalid_request_error', 'request_too_large', 'The request body is too large'),
   badRequest: (message: string, param: string | null = null) =>
     new RelayError(400, 'invalid_request_error', 'invalid_request', message, param),
   unpriced: (model: string) =>

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { LogType } from '@switchyard/domain';
-import type { FastifyBaseLogger, FastifyReply } from 'fastify';
+import type { FastifyBaseLogger } from 'fastify';
 import type { BearerKey } from '../auth/api-keys.js';
 import type { Reservation } from '../billing/ledger.js';
 import type { ModelPrice } from '../billing/price-book.js';
@@ -18,6 +18,7 @@ import {
   UpstreamRefused,
 } from './channel-transports.js';
 import { checkGroupRate } from './group-rate-limit.js';
+import type { RelayReply } from './relay-client.js';
 import { RelayError, relayErrors } from './relay-error.js';
 import type { Selection } from './routing/channel-selector.js';
 import { decideFailure } from './routing/failure-policy.js';
@@ -71,7 +72,7 @@ export interface ReplyContext {
   response: UpstreamReply;
   /** When the successful attempt started (first-byte latency). */
   startedMs: number;
-  reply: FastifyReply;
+  reply: RelayReply;
   log: FastifyBaseLogger;
   /** The exact prompt count, made on first use (most replies carry usage and never need it). */
   promptTokens: () => Promise<number>;
@@ -144,7 +145,7 @@ function clientErrorFor(e: UpstreamError): RelayError {
 }
 
 /** Headers for a hijacked reply: those set by hooks (CORS, request id) plus the content type. */
-export function replyHeaders(reply: FastifyReply, contentType: string): Record<string, string | string[]> {
+export function replyHeaders(reply: RelayReply, contentType: string): Record<string, string | string[]> {
   const set: Record<string, string | string[]> = {};
   const fromHooks = reply.getHeaders();
   for (const k in fromHooks) {
@@ -303,9 +304,9 @@ export async function runRelay(
   s: Services,
   key: BearerKey | null,
   req: { ip: string; log: FastifyBaseLogger },
-  reply: FastifyReply,
+  reply: RelayReply,
   buildCall: (caller: RelayCaller) => Promise<RelayCall>,
-): Promise<FastifyReply> {
+): Promise<RelayReply> {
   const startedMs = s.clock.nowMs();
   const r = s.relay;
   const caller = await r.auth.authenticate(key, req.ip, r.tables.groups);

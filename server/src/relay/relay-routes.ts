@@ -1,11 +1,12 @@
 import { providerById } from '@switchyard/domain';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { bearerKeyFromHeaders } from '../auth/api-keys.js';
 import type { OpenAiEndpoint } from '../providers/openai/request.js';
 import type { Services } from '../services.js';
 import { countAnthropicTokens, countGeminiTokens, inboundKey, relayChat } from './chat-relay.js';
 import { errorBodyFor, type InboundDialect } from './dialect-errors.js';
 import { relayOpenAi } from './openai-relay.js';
+import { type RelayReply, type RelayRequest, relayCorsHeaders } from './relay-client.js';
 import { RelayError, relayErrors } from './relay-error.js';
 import type { RelayCaller } from './token-auth.js';
 
@@ -94,6 +95,51 @@ function sendRelayError(reply: FastifyReply, err: RelayError) {
   return reply.status(err.status).send(errorBodyFor(dialectOf(reply.request), err, String(reply.request.id)));
 }
 
+/** Any error of a relay route as the RelayError the client is told; unexpected ones are logged. */
+export function asRelayError(err: unknown, log: FastifyBaseLogger): RelayError {
+  if (err instanceof RelayError) return err;
+  const e = err as Partial<FastifyError>;
+  if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return relayErrors.bodyTooLarge();
+  if (e.statusCode && e.statusCode < 500) return relayErrors.badRequest(String(e.message));
+  log.error({ err }, 'relay request failed');
+  return new RelayError(500, 'server_error', 'internal_error', 'Internal server error');
+}
+
+/** A relay POST route with a body: registered with Fastify, and served by the hot path as well. */
+export interface RelayPostRoute {
+  path: string;
+  dialect: InboundDialect;
+  handle(s: Services, req: RelayRequest, reply: RelayReply): Promise<unknown>;
+}
+
+/** The relay's POST routes that take a body: JSON, or for some a multipart upload that streams on. */
+export const RELAY_POST_ROUTES: readonly RelayPostRoute[] = [
+  {
+    path: '/v1/chat/completions',
+    dialect: 'openai',
+    handle: (s, req, reply) => relayChat(s, 'openai', req, reply),
+  },
+  {
+    path: '/v1/responses',
+    dialect: 'responses',
+    handle: (s, req, reply) => relayChat(s, 'responses', req, reply),
+  },
+  ...['', '/claude'].map(
+    (prefix): RelayPostRoute => ({
+      path: `${prefix}/v1/messages`,
+      dialect: 'anthropic',
+      handle: (s, req, reply) => relayChat(s, 'anthropic', req, reply),
+    }),
+  ),
+  ...JSON_ENDPOINTS.map(
+    (endpoint): RelayPostRoute => ({
+      path: `/v1/${endpoint}`,
+      dialect: 'openai',
+      handle: (s, req, reply) => relayOpenAi(s, endpoint, req, reply),
+    }),
+  ),
+];
+
 /** `gemini-2.5-flash:streamGenerateContent` -> model and action. */
 function geminiTarget(modelAction: string): { model: string; action: string } {
   const colon = modelAction.lastIndexOf(':');
@@ -127,11 +173,8 @@ export async function registerRelayRoutes(app: FastifyInstance, s: Services): Pr
     // Uploads are not buffered: the pipeline reads up to the model field and streams the rest on.
     relay.addContentTypeParser('multipart/form-data', (_req, payload, done) => done(null, payload));
 
-    // Browser clients call the relay from other origins with their own keys (reference §1.4).
     relay.addHook('onRequest', (req, reply, done) => {
-      reply.header('access-control-allow-origin', String(req.headers.origin ?? '*'));
-      reply.header('vary', 'origin');
-      reply.header('access-control-allow-credentials', 'true');
+      for (const [name, value] of relayCorsHeaders(req.headers.origin)) reply.header(name, value);
       done();
     });
     relay.options('/*', async (req, reply) => {
@@ -144,34 +187,20 @@ export async function registerRelayRoutes(app: FastifyInstance, s: Services): Pr
     });
 
     relay.setErrorHandler((err: FastifyError, req, reply) => {
-      if (err instanceof RelayError) return sendRelayError(reply, err);
-      if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-        return sendRelayError(
-          reply,
-          new RelayError(413, 'invalid_request_error', 'request_too_large', 'The request body is too large'),
-        );
-      }
-      if (err.statusCode && err.statusCode < 500)
-        return sendRelayError(reply, relayErrors.badRequest(err.message));
-      req.log.error({ err }, 'relay request failed');
+      const relayError = asRelayError(err, req.log);
       if (reply.sent || reply.raw.headersSent) {
         reply.raw.end();
         return reply;
       }
-      return sendRelayError(
-        reply,
-        new RelayError(500, 'server_error', 'internal_error', 'Internal server error'),
-      );
+      return sendRelayError(reply, relayError);
     });
 
-    relay.post('/v1/chat/completions', (req, reply) => relayChat(s, 'openai', req, reply));
-    relay.post('/v1/responses', { config: { dialect: 'responses' } }, (req, reply) =>
-      relayChat(s, 'responses', req, reply),
-    );
-    for (const prefix of ['', '/claude']) {
-      relay.post(`${prefix}/v1/messages`, { config: { dialect: 'anthropic' } }, (req, reply) =>
-        relayChat(s, 'anthropic', req, reply),
+    for (const route of RELAY_POST_ROUTES) {
+      relay.post(route.path, { config: { dialect: route.dialect } }, (req, reply) =>
+        route.handle(s, req, reply),
       );
+    }
+    for (const prefix of ['', '/claude']) {
       relay.post(`${prefix}/v1/messages/count_tokens`, { config: { dialect: 'anthropic' } }, (req) =>
         countAnthropicTokens(s, req),
       );
@@ -190,12 +219,6 @@ export async function registerRelayRoutes(app: FastifyInstance, s: Services): Pr
     };
     relay.post('/gemini/:version/models/*', { config: { dialect: 'gemini' } }, gemini);
     relay.post('/v1beta/models/*', { config: { dialect: 'gemini' } }, gemini);
-
-    for (const endpoint of JSON_ENDPOINTS) {
-      relay.post(`/v1/${endpoint}`, (req: FastifyRequest, reply: FastifyReply) =>
-        relayOpenAi(s, endpoint, req, reply),
-      );
-    }
 
     relay.get('/v1/models', async (req) => {
       const caller = await callerOf(s, req);

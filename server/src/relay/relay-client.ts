@@ -1,0 +1,34 @@
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import type { FastifyBaseLogger } from 'fastify';
+
+// What the relay reads of a client's request and writes to its reply. Fastify's request and reply
+// are one such pair; the hot path (hot-relay.ts) makes its own, lighter one.
+
+export interface RelayRequest {
+  readonly headers: IncomingHttpHeaders;
+  /** The body bytes, or a stream for a multipart upload. */
+  readonly body: unknown;
+  readonly ip: string;
+  readonly log: FastifyBaseLogger;
+  /** Parsed query string (Gemini keys may come as `?key=`). */
+  readonly query?: unknown;
+}
+
+export interface RelayReply {
+  readonly raw: ServerResponse;
+  readonly request: { readonly id: string };
+  /** From now on the relay writes `raw` itself. */
+  hijack(): unknown;
+  /** Headers set before the relay wrote anything (CORS, request id, retry-after). */
+  getHeaders(): Record<string, number | string | string[] | undefined>;
+  header(name: string, value: string): unknown;
+}
+
+/** CORS of the relay: browser clients call it from other origins with their own keys (reference §1.4). */
+export function relayCorsHeaders(origin: string | string[] | undefined): [string, string][] {
+  return [
+    ['access-control-allow-origin', String(origin ?? '*')],
+    ['vary', 'origin'],
+    ['access-control-allow-credentials', 'true'],
+  ];
+}
