@@ -38,7 +38,7 @@ function clientIpSource(trusted: readonly string[]): (req: IncomingMessage) => s
 
 function isMultipart(headers: IncomingHttpHeaders): boolean {
   const type = headers['content-type'];
-  return type !== undefined && type.trimStart().toLowerCase().startsWith('multipart/');
+  return type?.trimStart().toLowerCase().startsWith('multipart/') === true;
 }
 
 export class HotRelay {
@@ -148,7 +148,10 @@ class HotCall implements RelayRequest {
       );
     }
     const limit = this.hot.o.bodyLimit;
-    if (Number(this.raw.headers['content-length'] ?? 0) > limit) return this.refuseBody();
+    if (Number(this.raw.headers['content-length'] ?? 0) > limit) {
+      this.refuseBody();
+      return;
+    }
     const chunks: Buffer[] = [];
     let size = 0;
     const onData = (chunk: Buffer) => {
