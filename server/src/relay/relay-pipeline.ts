@@ -435,48 +435,41 @@ async function sendWithRetries(
     budget.begin();
     const attemptStarted = s.clock.nowMs();
     let exchange: Exchange | undefined;
-    const failure = await (async () => {
+    let response: UpstreamReply | undefined;
+    let failure: unknown;
+    try {
       exchange = await call.prepare(selection, r.access.get(selection.channel));
-      const req = exchange.request;
-      return sendUpstream(r.upstream, {
-        origin: req.origin,
-        path: req.path,
-        method: req.method,
-        headers: req.headers,
-        body: req.body,
-      });
-    })().then(
-      (response) => ({ response }),
-      (err: unknown) => ({ err }),
-    );
-    if ('response' in failure && exchange && failure.response.statusCode < 400) {
-      return { selection, exchange, response: failure.response, startedMs: attemptStarted };
+      response = await sendUpstream(r.upstream, exchange.request);
+    } catch (err) {
+      failure = err;
+    }
+    if (response && exchange && response.statusCode < 400) {
+      return { selection, exchange, response, startedMs: attemptStarted };
     }
     let upstreamError: UpstreamError;
     let isTransport = false;
     let isTimeout = false;
-    if ('response' in failure && exchange) {
-      const raw = await failure.response.body.whole(MAX_ERROR_BODY_BYTES);
+    if (response && exchange) {
+      const raw = await response.body.whole(MAX_ERROR_BODY_BYTES);
       upstreamError = exchange.parseError(
-        failure.response.statusCode,
+        response.statusCode,
         raw,
-        String(failure.response.headers['content-type'] ?? ''),
-        failure.response.headers,
+        String(response.headers['content-type'] ?? ''),
+        response.headers,
       );
-    } else if ('err' in failure && failure.err instanceof UpstreamRefused) {
-      upstreamError = failure.err.error;
-    } else if ('err' in failure && failure.err instanceof ChannelUnusable) {
+    } else if (failure instanceof UpstreamRefused) {
+      upstreamError = failure.error;
+    } else if (failure instanceof ChannelUnusable) {
       upstreamError = {
         status: 500,
-        message: failure.err.message,
+        message: failure.message,
         type: 'channel_config_error',
         code: null,
         param: null,
       };
     } else {
-      const err = 'err' in failure ? failure.err : undefined;
-      if (err instanceof RelayError) throw err;
-      const code = (err as { code?: string } | undefined)?.code ?? '';
+      if (failure instanceof RelayError) throw failure;
+      const code = (failure as { code?: string } | undefined)?.code ?? '';
       isTimeout = code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT';
       isTransport = !isTimeout;
       upstreamError = {

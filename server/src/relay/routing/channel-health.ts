@@ -15,6 +15,8 @@ export interface ChannelHealth {
 }
 
 const SWEEP_MS = 60_000;
+/** The answer while nothing is frozen, shared: no allocation per request. */
+const NONE_FROZEN: ReadonlySet<number> = new Set();
 
 export class MemoryChannelHealth implements ChannelHealth {
   private readonly frozenUntil = new Map<string, number>();
@@ -38,8 +40,8 @@ export class MemoryChannelHealth implements ChannelHealth {
   }
 
   async frozenAmong(channelIds: readonly number[], model: string, now: number): Promise<ReadonlySet<number>> {
+    if (this.frozenUntil.size === 0) return NONE_FROZEN;
     const out = new Set<number>();
-    if (this.frozenUntil.size === 0) return out;
     for (const id of channelIds) if (this.check(pairKey(id, model), now)) out.add(id);
     return out;
   }

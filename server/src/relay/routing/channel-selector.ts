@@ -29,16 +29,6 @@ export interface Selection {
   billedModel: string;
 }
 
-/** Applies the channel's model mapping (reference §3.3 step 3, §5.4). */
-export function resolveModel(channel: RoutableChannel, requested: string): Omit<Selection, 'channel'> {
-  const target = channel.modelMapping.get(requested);
-  if (!target) return { upstreamModel: requested, billedModel: requested };
-  return {
-    upstreamModel: target.upstream,
-    billedModel: target.billRequested ? requested : target.upstream,
-  };
-}
-
 /** Weighted random over channels with weights >= 1. */
 export function pickWeighted(channels: readonly RoutableChannel[], random: RandomSource): RoutableChannel {
   let total = 0;
@@ -73,12 +63,14 @@ export class ChannelSelector {
       // group and model, and taking tools if needed still count.
       const channel = table.channel(req.pinnedChannelId);
       if (!channel || !table.serves(channel.id, req.group, req.model) || !usable(channel)) return undefined;
-      return { channel, ...resolveModel(channel, req.model) };
+      return selectionOf(channel, req.model);
     }
 
     const tiers = table.tiers(req.group, req.model);
     if (!tiers) return undefined;
-    const candidates = survivors(tiers, usable);
+    // Most attempts exclude nothing: then the tiers are the candidates as they stand.
+    const filtering = (req.exclude?.size ?? 0) > 0 || req.excludedChannelId !== undefined || req.needsTools;
+    const candidates = filtering ? survivors(tiers, usable) : tiers.map((t) => t.channels);
     if (candidates.length === 0) return undefined;
     // One health lookup for all tiers: with Redis that is one round trip per attempt, not per tier.
     const ids: number[] = [];
@@ -88,10 +80,24 @@ export class ChannelSelector {
       const open = frozen.size === 0 ? tier : tier.filter((c) => !frozen.has(c.id));
       if (open.length === 0) continue;
       const channel = open.length === 1 ? open[0]! : pickWeighted(open, this.random);
-      return { channel, ...resolveModel(channel, req.model) };
+      return selectionOf(channel, req.model);
     }
     return undefined;
   }
+}
+
+/**
+ * The channel with its model mapping applied (reference §3.3 step 3, §5.4). Built whole: a key
+ * after a spread in a literal is slow in V8.
+ */
+function selectionOf(channel: RoutableChannel, requested: string): Selection {
+  const target = channel.modelMapping.get(requested);
+  if (!target) return { channel, upstreamModel: requested, billedModel: requested };
+  return {
+    channel,
+    upstreamModel: target.upstream,
+    billedModel: target.billRequested ? requested : target.upstream,
+  };
 }
 
 function survivors(tiers: TierList, usable: (c: RoutableChannel) => boolean): RoutableChannel[][] {
