@@ -6,6 +6,8 @@ const at = (iso: string) => Date.parse(iso) / 1000;
 
 /** A consume log as the fake aggregate sees it. */
 interface FakeLog {
+  /** Ids grow as logs are written, as the fake database hands them out. */
+  id?: number;
   created_at: number;
   user_id: number;
   channel_id: number;
@@ -14,10 +16,17 @@ interface FakeLog {
 }
 
 /** The fake database's GROUP BY, written independently of the job's own summing. */
-function aggregate(logs: readonly FakeLog[], start: number, end: number): RollupGroup[] {
+function aggregate(
+  logs: readonly FakeLog[],
+  start: number,
+  end: number,
+  ids: { after?: number; upTo?: number } = {},
+): RollupGroup[] {
   const groups = new Map<string, RollupGroup>();
   for (const l of logs) {
     if (l.created_at < start || l.created_at >= end) continue;
+    if (ids.after !== undefined && (l.id ?? 0) <= ids.after) continue;
+    if (ids.upTo !== undefined && (l.id ?? 0) > ids.upTo) continue;
     const key = `${l.user_id}/${l.channel_id}/${l.model_name}`;
     const g = groups.get(key) ?? {
       user_id: l.user_id,
@@ -42,19 +51,32 @@ function aggregate(logs: readonly FakeLog[], start: number, end: number): Rollup
   );
 }
 
-function harness(start: string) {
+function harness(start: string, mode: 'hour slices' | 'log ids' = 'hour slices') {
   let now = at(start);
   const rolled: string[] = [];
   const written = new Map<string, RollupGroup[]>();
   const reads: [number, number][] = [];
+  const idReads: [number, number][] = [];
   const logs: FakeLog[] = [];
+  const lastId = () => logs.reduce((m, l) => Math.max(m, l.id ?? 0), 0);
   let release: (() => void) | undefined;
   let hold = false;
   const job = new StatisticsRollup(
     {
-      async aggregateLogs(from: number, to: number) {
+      async aggregateLogs(from: number, to: number, upToId?: number) {
         reads.push([from, to]);
-        return aggregate(logs, from, to);
+        return aggregate(logs, from, to, { upTo: upToId });
+      },
+      logIdsInCommitOrder: mode === 'log ids',
+      async lastLogId() {
+        return lastId();
+      },
+      async aggregateLogIds(afterId: number, upToId: number) {
+        idReads.push([afterId, upToId]);
+        const hours = new Set(logs.map((l) => l.created_at - (l.created_at % 3600)));
+        return [...hours].flatMap((hour) =>
+          aggregate(logs, hour, hour + 3600, { after: afterId, upTo: upToId }).map((g) => ({ hour, ...g })),
+        );
       },
       async writeDay(day: string, groups: readonly RollupGroup[]) {
         if (hold) await new Promise<void>((r) => (release = r));
@@ -69,7 +91,13 @@ function harness(start: string) {
     rolled,
     written,
     reads,
+    idReads,
     logs,
+    /** Writes logs with the next ids. */
+    write: (more: FakeLog[]) => {
+      let id = lastId();
+      for (const l of more) logs.push({ ...l, id: ++id });
+    },
     setNow: (iso: string) => {
       now = at(iso);
     },
@@ -81,6 +109,28 @@ function harness(start: string) {
       release?.();
     },
   };
+}
+
+/** A seeded source of consume logs between two times, so a failure can be replayed. */
+function randomLogs(seed: number) {
+  let x = seed;
+  const next = (n: number) => {
+    x = (x * 1_103_515_245 + 12_345) % 2_147_483_648;
+    return Math.floor((x / 2_147_483_648) * n);
+  };
+  return (from: number, to: number, count: number): FakeLog[] =>
+    Array.from({ length: count }, () => ({
+      created_at: from + next(to - from),
+      user_id: 1 + next(3),
+      channel_id: next(3),
+      model_name: ['a', 'b', 'c'][next(3)]!,
+      quota: next(1000),
+    }));
+}
+
+function wholeDay(logs: readonly FakeLog[], date: string): RollupGroup[] {
+  const start = at(`${date}T00:00:00Z`);
+  return aggregate(logs, start, start + 86_400);
 }
 
 describe('statistics rollup job', () => {
@@ -166,37 +216,60 @@ describe('statistics rollup job', () => {
 
   it('writes each day as the sum of its slices: what one whole-day read would give', async () => {
     const h = harness('2026-03-14T09:30:00Z');
-    const base = at('2026-03-13T00:00:00Z');
-    let seed = 7;
-    const next = (n: number) => {
-      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
-      return Math.floor((seed / 2_147_483_648) * n);
-    };
-    const addLogs = (from: number, to: number, count: number) => {
-      for (let i = 0; i < count; i++) {
-        h.logs.push({
-          created_at: from + next(to - from),
-          user_id: 1 + next(3),
-          channel_id: next(3),
-          model_name: ['a', 'b', 'c'][next(3)]!,
-          quota: next(1000),
-        });
-      }
-    };
-    const wholeDay = (date: string) => {
-      const start = at(`${date}T00:00:00Z`);
-      return aggregate(h.logs, start, start + 86_400);
-    };
-    addLogs(base, at('2026-03-14T09:30:00Z'), 3000);
+    const logs = randomLogs(7);
+    h.write(logs(at('2026-03-13T00:00:00Z'), at('2026-03-14T09:30:00Z'), 3000));
     await h.job.run();
-    expect(h.written.get('2026-03-13')).toEqual(wholeDay('2026-03-13'));
-    expect(h.written.get('2026-03-14')).toEqual(wholeDay('2026-03-14'));
+    expect(h.written.get('2026-03-13')).toEqual(wholeDay(h.logs, '2026-03-13'));
+    expect(h.written.get('2026-03-14')).toEqual(wholeDay(h.logs, '2026-03-14'));
     // Logs keep arriving in the open part (late ones within the grace included).
-    addLogs(at('2026-03-14T08:31:00Z'), at('2026-03-14T11:00:00Z'), 500);
+    h.write(logs(at('2026-03-14T08:31:00Z'), at('2026-03-14T11:00:00Z'), 500));
     h.setNow('2026-03-14T11:00:00Z');
     await h.job.run();
-    expect(h.written.get('2026-03-14')).toEqual(wholeDay('2026-03-14'));
+    expect(h.written.get('2026-03-14')).toEqual(wholeDay(h.logs, '2026-03-14'));
     expect(h.written.get('2026-03-14')!.length).toBeGreaterThan(20);
+  });
+
+  it('with ids in commit order: reads each hour once, then only the logs above the last id', async () => {
+    const h = harness('2026-03-14T15:20:00Z', 'log ids');
+    const logs = randomLogs(11);
+    h.write(logs(at('2026-03-13T00:00:00Z'), at('2026-03-14T15:20:00Z'), 2000));
+    await h.job.run();
+    expect(h.reads).toHaveLength(48);
+    expect(h.idReads).toHaveLength(0);
+    expect(h.written.get('2026-03-13')).toEqual(wholeDay(h.logs, '2026-03-13'));
+    expect(h.written.get('2026-03-14')).toEqual(wholeDay(h.logs, '2026-03-14'));
+    h.reads.length = 0;
+    // New logs, late ones for hours long closed among them: every one lands in its hour.
+    h.write(logs(at('2026-03-14T15:00:00Z'), at('2026-03-14T15:30:00Z'), 300));
+    h.write(logs(at('2026-03-14T02:00:00Z'), at('2026-03-14T03:00:00Z'), 20));
+    h.setNow('2026-03-14T15:30:00Z');
+    await h.job.run();
+    expect(h.reads).toHaveLength(0);
+    expect(h.idReads).toEqual([[2000, 2320]]);
+    expect(h.written.get('2026-03-14')).toEqual(wholeDay(h.logs, '2026-03-14'));
+    // Nothing new: no read at all, the same rows.
+    h.idReads.length = 0;
+    await h.job.run();
+    expect(h.idReads).toHaveLength(0);
+    expect(h.written.get('2026-03-14')).toEqual(wholeDay(h.logs, '2026-03-14'));
+  });
+
+  it('with ids in commit order: a day rolled first after midnight counts its early logs once', async () => {
+    const h = harness('2026-03-14T23:50:00Z', 'log ids');
+    const logs = randomLogs(13);
+    h.write(logs(at('2026-03-14T20:00:00Z'), at('2026-03-14T23:50:00Z'), 400));
+    await h.job.run();
+    // Written before the next day is rolled: above the last id seen, in a day not kept yet.
+    h.write(logs(at('2026-03-15T00:00:00Z'), at('2026-03-15T00:10:00Z'), 200));
+    h.write(logs(at('2026-03-14T23:50:00Z'), at('2026-03-15T00:00:00Z'), 50));
+    h.setNow('2026-03-15T00:10:00Z');
+    expect(await h.job.run()).toEqual(['2026-03-14', '2026-03-15']);
+    expect(h.written.get('2026-03-14')).toEqual(wholeDay(h.logs, '2026-03-14'));
+    expect(h.written.get('2026-03-15')).toEqual(wholeDay(h.logs, '2026-03-15'));
+    h.write(logs(at('2026-03-15T00:10:00Z'), at('2026-03-15T01:30:00Z'), 100));
+    h.setNow('2026-03-15T01:30:00Z');
+    expect(await h.job.run()).toEqual(['2026-03-15']);
+    expect(h.written.get('2026-03-15')).toEqual(wholeDay(h.logs, '2026-03-15'));
   });
 
   it('splits a day into closed hours and the open rest', () => {

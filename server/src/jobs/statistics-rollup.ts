@@ -1,5 +1,6 @@
 import {
   addDays,
+  type HourGroup,
   type RollupGroup,
   type StatisticsQueries,
   utcDate,
@@ -74,10 +75,13 @@ export function sumGroups(slices: readonly (readonly RollupGroup[])[]): RollupGr
  * needs no lease: nodes running it at the same time write the same rows. Runs never overlap within a
  * process; a run asked for while one is going joins it.
  *
- * A day is read hour by hour, and an hour that ended more than the grace ago is read once and
- * remembered: a run reads the last hour or two, not the whole day (a whole-day scan of a busy
- * day's logs stalled the event loop for a second and more every minute). Each slice is its own
- * query, so the first run after a start, which reads every hour, yields between them.
+ * A whole-day scan of a busy day's logs stalled the event loop for a second and more every minute,
+ * so a day is read hour by hour, each hour its own query (the first run after a start reads them
+ * all and yields between them), and then:
+ * - where log ids grow in commit order (SQLite), the hours are kept and each run adds only the
+ *   logs above the last id it saw, late ones for an earlier hour included;
+ * - on the servers, an hour that ended more than the grace ago is read once and remembered, and
+ *   each run reads the open rest of the day (the scan runs on the server, not in this process).
  */
 export class StatisticsRollup {
   private timer: NodeJS.Timeout | undefined;
@@ -85,9 +89,16 @@ export class StatisticsRollup {
   private lastRunDay: string | undefined;
   /** The groups of closed hours already read, by hour start; only hours of days still rolled. */
   private readonly closedHours = new Map<number, RollupGroup[]>();
+  /** Ids in commit order: every hour of the loaded days, summed up to `seenId`. */
+  private readonly hours = new Map<number, Map<string, RollupGroup>>();
+  private readonly loadedDays = new Set<string>();
+  private seenId: number | undefined;
 
   constructor(
-    private readonly queries: Pick<StatisticsQueries, 'aggregateLogs' | 'writeDay'>,
+    private readonly queries: Pick<
+      StatisticsQueries,
+      'aggregateLogs' | 'writeDay' | 'logIdsInCommitOrder' | 'lastLogId' | 'aggregateLogIds'
+    >,
     private readonly clock: RollupClock,
     private readonly onError: (err: unknown) => void = () => {},
   ) {}
@@ -107,7 +118,12 @@ export class StatisticsRollup {
     const days = this.daysToRoll(now);
     this.running = (async () => {
       this.forgetBefore(utcDayStart(days[0]!));
-      for (const day of days) await this.queries.writeDay(day, await this.dayGroups(day, now));
+      if (this.queries.logIdsInCommitOrder) {
+        await this.catchUp(days);
+        for (const day of days) await this.queries.writeDay(day, this.keptDay(day));
+      } else {
+        for (const day of days) await this.queries.writeDay(day, await this.dayGroups(day, now));
+      }
       this.lastRunDay = days.at(-1);
       return days;
     })().finally(() => {
@@ -149,7 +165,71 @@ export class StatisticsRollup {
     return sumGroups(slices);
   }
 
+  /**
+   * Brings the kept hours up to the last log id: the logs written since the last run are added
+   * to their hours, and a day rolled for the first time is read hour by hour up to that id.
+   */
+  private async catchUp(days: readonly string[]): Promise<void> {
+    const upTo = await this.queries.lastLogId();
+    if (this.seenId !== undefined && upTo > this.seenId) {
+      for (const g of await this.queries.aggregateLogIds(this.seenId, upTo)) {
+        if (this.loadedDays.has(utcDate(g.hour))) this.add(g.hour, g);
+      }
+    }
+    this.seenId = upTo;
+    for (const day of days) {
+      if (this.loadedDays.has(day)) continue;
+      const start = utcDayStart(day);
+      for (let h = 0; h < HOURS_PER_DAY; h++) {
+        const hour = start + h * SECONDS_PER_HOUR;
+        for (const g of await this.queries.aggregateLogs(hour, hour + SECONDS_PER_HOUR, upTo))
+          this.add(hour, g);
+      }
+      this.loadedDays.add(day);
+    }
+  }
+
+  private add(hour: number, g: RollupGroup | HourGroup): void {
+    let groups = this.hours.get(hour);
+    if (!groups) {
+      groups = new Map();
+      this.hours.set(hour, groups);
+    }
+    const key = groupKey(g);
+    const sum = groups.get(key);
+    if (!sum) {
+      groups.set(key, {
+        user_id: g.user_id,
+        channel_id: g.channel_id,
+        model_name: g.model_name,
+        request_count: g.request_count,
+        quota: g.quota,
+        prompt_tokens: g.prompt_tokens,
+        completion_tokens: g.completion_tokens,
+        request_time: g.request_time,
+      });
+      return;
+    }
+    sum.request_count += g.request_count;
+    sum.quota += g.quota;
+    sum.prompt_tokens += g.prompt_tokens;
+    sum.completion_tokens += g.completion_tokens;
+    sum.request_time += g.request_time;
+  }
+
+  private keptDay(day: string): RollupGroup[] {
+    const start = utcDayStart(day);
+    const slices: RollupGroup[][] = [];
+    for (let h = 0; h < HOURS_PER_DAY; h++) {
+      const groups = this.hours.get(start + h * SECONDS_PER_HOUR);
+      if (groups) slices.push([...groups.values()]);
+    }
+    return sumGroups(slices);
+  }
+
   private forgetBefore(start: number): void {
     for (const hour of this.closedHours.keys()) if (hour < start) this.closedHours.delete(hour);
+    for (const hour of this.hours.keys()) if (hour < start) this.hours.delete(hour);
+    for (const day of this.loadedDays) if (utcDayStart(day) < start) this.loadedDays.delete(day);
   }
 }

@@ -11,6 +11,7 @@ import { type DialectName, toNumber, upsert } from '../dialect.js';
 export type StatisticsQueries = ReturnType<typeof statisticsQueries>;
 
 const SECONDS_PER_DAY = 86_400;
+const SECONDS_PER_HOUR = 3600;
 const DATE_TEXT = /^\d{4}-\d{2}-\d{2}$/;
 
 /** The UTC calendar date (`YYYY-MM-DD`) of a unix time in seconds. */
@@ -74,6 +75,11 @@ export interface StatisticsRange {
 /** One group of a log aggregate: the counters of one user, channel and model. */
 export type RollupGroup = Omit<StatisticsRow, 'date'>;
 
+/** A group of a log aggregate by hour: `hour` is the unix second the hour starts at. */
+export interface HourGroup extends RollupGroup {
+  hour: number;
+}
+
 export interface StatisticsRow {
   date: string;
   user_id: number;
@@ -134,8 +140,8 @@ export function statisticsQueries({ db, dialect }: Database) {
    * order. Served by the (type, created_at) index. A plain SELECT: it blocks no writer (an
    * INSERT ... SELECT would share-lock the range on MySQL and hold SQLite's write lock).
    */
-  async function aggregateLogs(start: number, end: number): Promise<RollupGroup[]> {
-    const groups = await db
+  async function aggregateLogs(start: number, end: number, upToId?: number): Promise<RollupGroup[]> {
+    let q = db
       .selectFrom('logs')
       .select((eb) => [
         'user_id',
@@ -149,7 +155,9 @@ export function statisticsQueries({ db, dialect }: Database) {
       ])
       .where('type', '=', LogType.Consume)
       .where('created_at', '>=', start)
-      .where('created_at', '<', end)
+      .where('created_at', '<', end);
+    if (upToId !== undefined) q = q.where('id', '<=', upToId);
+    const groups = await q
       .groupBy(['user_id', 'channel_id', 'model_name'])
       .orderBy('user_id')
       .orderBy('channel_id')
@@ -189,6 +197,56 @@ export function statisticsQueries({ db, dialect }: Database) {
   return {
     aggregateLogs,
     writeDay,
+
+    /**
+     * Whether log ids grow in commit order, so the logs above the last id seen are exactly the
+     * ones written since. SQLite: one write transaction at a time, AUTOINCREMENT ids. Not the
+     * servers, where a transaction holding a lower id can commit after one holding a higher.
+     */
+    logIdsInCommitOrder: dialect === 'sqlite',
+
+    /** The highest log id written so far, 0 with none. */
+    async lastLogId(): Promise<number> {
+      const row = await db
+        .selectFrom('logs')
+        .select((eb) => eb.fn.max('id').as('id'))
+        .executeTakeFirst();
+      return toNumber(row?.id ?? 0);
+    },
+
+    /** The consume logs with `afterId < id <= upToId`, summed per hour, user, channel and model. */
+    async aggregateLogIds(afterId: number, upToId: number): Promise<HourGroup[]> {
+      const hour = sql<number>`${sql.ref('created_at')} - (${sql.ref('created_at')} % ${SECONDS_PER_HOUR})`;
+      const groups = await db
+        .selectFrom('logs')
+        .select((eb) => [
+          hour.as('hour'),
+          'user_id',
+          'channel_id',
+          'model_name',
+          eb.fn.countAll<number>().as('request_count'),
+          eb.fn.sum<number>('quota').as('quota'),
+          eb.fn.sum<number>('prompt_tokens').as('prompt_tokens'),
+          eb.fn.sum<number>('completion_tokens').as('completion_tokens'),
+          eb.fn.sum<number>('request_time').as('request_time'),
+        ])
+        .where('type', '=', LogType.Consume)
+        .where('id', '>', afterId)
+        .where('id', '<=', upToId)
+        .groupBy([hour, 'user_id', 'channel_id', 'model_name'])
+        .execute();
+      return groups.map((g) => ({
+        hour: toNumber(g.hour),
+        user_id: toNumber(g.user_id),
+        channel_id: toNumber(g.channel_id),
+        model_name: g.model_name,
+        request_count: toNumber(g.request_count),
+        quota: toNumber(g.quota),
+        prompt_tokens: toNumber(g.prompt_tokens),
+        completion_tokens: toNumber(g.completion_tokens),
+        request_time: toNumber(g.request_time),
+      }));
+    },
 
     /** Rebuilds one UTC day from its consume logs in one scan; returns how many groups it has. */
     async rollupDay(date: string): Promise<number> {
