@@ -51,12 +51,15 @@ function aggregate(
   );
 }
 
-function harness(start: string, mode: 'hour slices' | 'log ids' = 'hour slices') {
+function harness(start: string, mode: 'hour slices' | 'log ids' = 'hour slices', idsPerQuery?: number) {
   let now = at(start);
   const rolled: string[] = [];
   const written = new Map<string, RollupGroup[]>();
   const reads: [number, number][] = [];
   const idReads: [number, number][] = [];
+  /** Per id read: whether an immediate set by the read before it had run (the event loop turned). */
+  const turnedBefore: boolean[] = [];
+  let turned = true;
   const logs: FakeLog[] = [];
   const lastId = () => logs.reduce((m, l) => Math.max(m, l.id ?? 0), 0);
   let release: (() => void) | undefined;
@@ -73,6 +76,11 @@ function harness(start: string, mode: 'hour slices' | 'log ids' = 'hour slices')
       },
       async aggregateLogIds(afterId: number, upToId: number) {
         idReads.push([afterId, upToId]);
+        turnedBefore.push(turned);
+        turned = false;
+        setImmediate(() => {
+          turned = true;
+        });
         const hours = new Set(logs.map((l) => l.created_at - (l.created_at % 3600)));
         return [...hours].flatMap((hour) =>
           aggregate(logs, hour, hour + 3600, { after: afterId, upTo: upToId }).map((g) => ({ hour, ...g })),
@@ -85,6 +93,8 @@ function harness(start: string, mode: 'hour slices' | 'log ids' = 'hour slices')
       },
     },
     { nowSeconds: () => now },
+    undefined,
+    { idsPerQuery },
   );
   return {
     job,
@@ -92,6 +102,7 @@ function harness(start: string, mode: 'hour slices' | 'log ids' = 'hour slices')
     written,
     reads,
     idReads,
+    turnedBefore,
     logs,
     /** Writes logs with the next ids. */
     write: (more: FakeLog[]) => {
@@ -251,6 +262,24 @@ describe('statistics rollup job', () => {
     h.idReads.length = 0;
     await h.job.run();
     expect(h.idReads).toHaveLength(0);
+    expect(h.written.get('2026-03-14')).toEqual(wholeDay(h.logs, '2026-03-14'));
+  });
+
+  it('with ids in commit order: reads many new logs a slice of ids at a time, letting the loop turn between', async () => {
+    const h = harness('2026-03-14T15:20:00Z', 'log ids', 100);
+    const logs = randomLogs(17);
+    h.write(logs(at('2026-03-14T00:00:00Z'), at('2026-03-14T15:20:00Z'), 1000));
+    await h.job.run();
+    h.write(logs(at('2026-03-14T14:00:00Z'), at('2026-03-14T15:30:00Z'), 320));
+    h.setNow('2026-03-14T15:30:00Z');
+    await h.job.run();
+    expect(h.idReads).toEqual([
+      [1000, 1100],
+      [1100, 1200],
+      [1200, 1300],
+      [1300, 1320],
+    ]);
+    expect(h.turnedBefore).toEqual([true, true, true, true]);
     expect(h.written.get('2026-03-14')).toEqual(wholeDay(h.logs, '2026-03-14'));
   });
 

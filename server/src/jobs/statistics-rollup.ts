@@ -14,6 +14,22 @@ export const YESTERDAY_GRACE_SECONDS = 3600;
 const SECONDS_PER_HOUR = 3600;
 const HOURS_PER_DAY = 24;
 
+/** Log ids one query of a run adds up: on SQLite about 30 ms of the event loop. */
+const DEFAULT_IDS_PER_QUERY = 25_000;
+
+export interface StatisticsRollupOptions {
+  /** Log ids read by one query when catching up by id. Default 25 000. */
+  idsPerQuery?: number;
+}
+
+/**
+ * Lets requests waiting on the event loop run between two queries: SQLite answers synchronously,
+ * so consecutive awaited queries alone would hold the loop for all of them.
+ */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
 export interface RollupClock {
   nowSeconds(): number;
 }
@@ -77,9 +93,9 @@ export function sumGroups(slices: readonly (readonly RollupGroup[])[]): RollupGr
  *
  * A whole-day scan of a busy day's logs stalled the event loop for a second and more every minute,
  * so a day is read hour by hour, each hour its own query (the first run after a start reads them
- * all and yields between them), and then:
+ * all, letting the event loop turn between them), and then:
  * - where log ids grow in commit order (SQLite), the hours are kept and each run adds only the
- *   logs above the last id it saw, late ones for an earlier hour included;
+ *   logs above the last id it saw, late ones for an earlier hour included, a slice of ids per query;
  * - on the servers, an hour that ended more than the grace ago is read once and remembered, and
  *   each run reads the open rest of the day (the scan runs on the server, not in this process).
  */
@@ -93,6 +109,7 @@ export class StatisticsRollup {
   private readonly hours = new Map<number, Map<string, RollupGroup>>();
   private readonly loadedDays = new Set<string>();
   private seenId: number | undefined;
+  private readonly idsPerQuery: number;
 
   constructor(
     private readonly queries: Pick<
@@ -101,7 +118,10 @@ export class StatisticsRollup {
     >,
     private readonly clock: RollupClock,
     private readonly onError: (err: unknown) => void = () => {},
-  ) {}
+    options: StatisticsRollupOptions = {},
+  ) {
+    this.idsPerQuery = options.idsPerQuery ?? DEFAULT_IDS_PER_QUERY;
+  }
 
   /** The days a run at `nowSeconds` rebuilds, oldest first. */
   daysToRoll(nowSeconds: number): string[] {
@@ -171,10 +191,14 @@ export class StatisticsRollup {
    */
   private async catchUp(days: readonly string[]): Promise<void> {
     const upTo = await this.queries.lastLogId();
-    if (this.seenId !== undefined && upTo > this.seenId) {
-      for (const g of await this.queries.aggregateLogIds(this.seenId, upTo)) {
+    // A busy minute is hundreds of thousands of logs: read in slices of ids, each its own query.
+    while (this.seenId !== undefined && this.seenId < upTo) {
+      const to = Math.min(upTo, this.seenId + this.idsPerQuery);
+      for (const g of await this.queries.aggregateLogIds(this.seenId, to)) {
         if (this.loadedDays.has(utcDate(g.hour))) this.add(g.hour, g);
       }
+      this.seenId = to;
+      if (to < upTo) await nextTurn();
     }
     this.seenId = upTo;
     for (const day of days) {
@@ -184,6 +208,7 @@ export class StatisticsRollup {
         const hour = start + h * SECONDS_PER_HOUR;
         for (const g of await this.queries.aggregateLogs(hour, hour + SECONDS_PER_HOUR, upTo))
           this.add(hour, g);
+        await nextTurn();
       }
       this.loadedDays.add(day);
     }

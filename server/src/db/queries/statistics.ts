@@ -113,6 +113,32 @@ function totals(r: {
   };
 }
 
+/**
+ * The SELECT of `aggregateLogIds`, on its own so its query plan can be checked: it must walk the id
+ * range. `+type` keeps it there: offered the (type, created_at) index, SQLite without statistics took
+ * it and read every consume log ever written, on every run.
+ */
+export function logIdRangeAggregate(db: Database['db'], afterId: number, upToId: number) {
+  const hour = sql<number>`${sql.ref('created_at')} - (${sql.ref('created_at')} % ${SECONDS_PER_HOUR})`;
+  return db
+    .selectFrom('logs')
+    .select((eb) => [
+      hour.as('hour'),
+      'user_id',
+      'channel_id',
+      'model_name',
+      eb.fn.countAll<number>().as('request_count'),
+      eb.fn.sum<number>('quota').as('quota'),
+      eb.fn.sum<number>('prompt_tokens').as('prompt_tokens'),
+      eb.fn.sum<number>('completion_tokens').as('completion_tokens'),
+      eb.fn.sum<number>('request_time').as('request_time'),
+    ])
+    .where(sql<number>`+${sql.ref('type')}`, '=', LogType.Consume)
+    .where('id', '>', afterId)
+    .where('id', '<=', upToId)
+    .groupBy([hour, 'user_id', 'channel_id', 'model_name']);
+}
+
 export function statisticsQueries({ db, dialect }: Database) {
   /** The value the conflicting INSERT would have written, for the upsert's SET list. */
   const incoming = (column: string) =>
@@ -216,25 +242,7 @@ export function statisticsQueries({ db, dialect }: Database) {
 
     /** The consume logs with `afterId < id <= upToId`, summed per hour, user, channel and model. */
     async aggregateLogIds(afterId: number, upToId: number): Promise<HourGroup[]> {
-      const hour = sql<number>`${sql.ref('created_at')} - (${sql.ref('created_at')} % ${SECONDS_PER_HOUR})`;
-      const groups = await db
-        .selectFrom('logs')
-        .select((eb) => [
-          hour.as('hour'),
-          'user_id',
-          'channel_id',
-          'model_name',
-          eb.fn.countAll<number>().as('request_count'),
-          eb.fn.sum<number>('quota').as('quota'),
-          eb.fn.sum<number>('prompt_tokens').as('prompt_tokens'),
-          eb.fn.sum<number>('completion_tokens').as('completion_tokens'),
-          eb.fn.sum<number>('request_time').as('request_time'),
-        ])
-        .where('type', '=', LogType.Consume)
-        .where('id', '>', afterId)
-        .where('id', '<=', upToId)
-        .groupBy([hour, 'user_id', 'channel_id', 'model_name'])
-        .execute();
+      const groups = await logIdRangeAggregate(db, afterId, upToId).execute();
       return groups.map((g) => ({
         hour: toNumber(g.hour),
         user_id: toNumber(g.user_id),
