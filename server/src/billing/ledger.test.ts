@@ -5,7 +5,7 @@ import { insertReturningId, toNumber } from '../db/dialect.js';
 import { migrateToLatest } from '../db/migrations/index.js';
 import { createTestDatabase, engineTargets, type TestDatabase } from '../test/databases.js';
 import { KyselyLedgerStore } from './kysely-ledger-store.js';
-import { type ConsumeLog, Ledger, type Reservation } from './ledger.js';
+import { type ConsumeLog, Ledger, type LedgerStore, type Reservation } from './ledger.js';
 import { SqliteWorkerLedger } from './sqlite-worker-ledger.js';
 import { WriteBatcher } from './write-batcher.js';
 
@@ -359,6 +359,14 @@ for (const { target, store } of variants) {
       const forged: Reservation = { userId: 1, tokenId: 1, tokenUnlimited: false, amount: 5 };
       await expect(ledger.settle(forged, 1, logFor(1, 1, 0))).rejects.toThrow('Not a reservation');
       await expect(ledger.release(forged)).rejects.toThrow('Not a reservation');
+      const u0 = await addUser(100);
+      const t0 = await addToken(u0, 100);
+      const issued = await reserveOk({ userId: u0, tokenId: t0, tokenUnlimited: false, amount: 5 });
+      // A copy carries the fields but is not the object issued; another ledger did not issue it.
+      await expect(ledger.settle({ ...issued }, 1, logFor(u0, t0, 0))).rejects.toThrow('Not a reservation');
+      const other = new Ledger({} as LedgerStore);
+      await expect(other.release(issued)).rejects.toThrow('Not a reservation');
+      await ledger.release(issued);
       await expect(
         ledger.reserve({ userId: 1, tokenId: 1, tokenUnlimited: false, amount: -1 }),
       ).rejects.toThrow(RangeError);

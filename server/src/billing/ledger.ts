@@ -75,11 +75,41 @@ function assertQuota(name: string, value: number): void {
     throw new RangeError(`${name} must be a non-negative integer`);
 }
 
-export class Ledger {
-  private readonly issued = new WeakSet<Reservation>();
-  /** The first settle or release of each reservation; later calls get the same answer. */
-  private readonly outcomes = new WeakMap<Reservation, Promise<Settlement>>();
+/**
+ * A reservation as a ledger issues it. Its issuer and its first outcome ride on the object itself,
+ * in private fields nothing else can forge or read: kept in a WeakSet and a WeakMap instead, every
+ * call added two ephemeron entries, which the garbage collector traces on each young-generation pass.
+ */
+class IssuedReservation implements Reservation {
+  readonly #issuer: Ledger;
+  /** The first settle or release; later calls get the same answer. */
+  #outcome: Promise<Settlement> | undefined;
 
+  constructor(
+    issuer: Ledger,
+    readonly userId: number,
+    readonly tokenId: number,
+    readonly tokenUnlimited: boolean,
+    readonly amount: number,
+  ) {
+    this.#issuer = issuer;
+    Object.freeze(this);
+  }
+
+  static issuedBy(r: Reservation, ledger: Ledger): r is IssuedReservation {
+    return #issuer in r && r.#issuer === ledger;
+  }
+
+  static outcomeOf(r: IssuedReservation): Promise<Settlement> | undefined {
+    return r.#outcome;
+  }
+
+  static decide(r: IssuedReservation, outcome: Promise<Settlement>): void {
+    r.#outcome = outcome;
+  }
+}
+
+export class Ledger {
   constructor(private readonly store: LedgerStore) {}
 
   /**
@@ -88,17 +118,17 @@ export class Ledger {
    */
   async reserve(request: ReserveRequest): Promise<ReserveOutcome> {
     assertQuota('amount', request.amount);
-    const reservation: Reservation = Object.freeze({
-      userId: request.userId,
-      tokenId: request.tokenId,
-      tokenUnlimited: request.tokenUnlimited,
-      amount: request.amount,
-    });
+    const reservation = new IssuedReservation(
+      this,
+      request.userId,
+      request.tokenId,
+      request.tokenUnlimited,
+      request.amount,
+    );
     if (reservation.amount > 0) {
       const refusal = await this.store.reserve(reservation);
       if (refusal) return { ok: false, reason: refusal };
     }
-    this.issued.add(reservation);
     return { ok: true, reservation };
   }
 
@@ -158,11 +188,11 @@ export class Ledger {
     validate: () => void,
     start: () => Promise<Settlement>,
   ): Promise<Settlement> {
-    const previous = this.outcomes.get(reservation);
-    if (previous) return previous;
-    if (!this.issued.has(reservation)) {
+    if (!IssuedReservation.issuedBy(reservation, this)) {
       return Promise.reject(new Error('Not a reservation issued by this ledger'));
     }
+    const previous = IssuedReservation.outcomeOf(reservation);
+    if (previous) return previous;
     try {
       validate();
     } catch (err) {
@@ -170,7 +200,7 @@ export class Ledger {
       return Promise.reject(err);
     }
     const result = start();
-    this.outcomes.set(reservation, result);
+    IssuedReservation.decide(reservation, result);
     return result;
   }
 }
