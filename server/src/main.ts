@@ -1,6 +1,5 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Redis } from 'ioredis';
 import { Agent } from 'undici';
 import { buildApp } from './app.js';
 import { Argon2Hasher, type PasswordHasher } from './auth/passwords.js';
@@ -130,6 +129,8 @@ export async function composeServices(
     let bucket: TokenBucket;
     let health: ChannelHealth;
     if (config.redisUrl) {
+      // Loaded only when Redis is configured: 6 MiB of heap a single node does not need.
+      const { Redis } = await import('ioredis');
       const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true });
       const subscriber = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
       closers.push(() => redis.quit().catch(() => redis.disconnect()));

@@ -1,4 +1,3 @@
-import nodemailer from 'nodemailer';
 import type { OptionStore } from '../options/option-store.js';
 
 export interface MailMessage {
@@ -25,6 +24,8 @@ export class SmtpMailer implements Mailer {
   async send(message: MailMessage): Promise<void> {
     const o = this.options.current;
     const port = Number(o.SMTPPort);
+    // Loaded with the first mail: most processes never send one.
+    const { default: nodemailer } = await import('nodemailer');
     const transport = nodemailer.createTransport({
       host: o.SMTPServer,
       port,
