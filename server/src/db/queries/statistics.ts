@@ -1,7 +1,8 @@
 import { LogType, OrderStatus, RedemptionStatus } from '@switchyard/domain';
-import { type RawBuilder, sql } from 'kysely';
+import { type ExpressionBuilder, type RawBuilder, sql } from 'kysely';
 import type { Database } from '../create-db.js';
 import { type DialectName, toNumber, upsert } from '../dialect.js';
+import type { Tables } from '../tables.js';
 
 // The daily rollup (`statistics`) and the aggregates the dashboards read. Dashboards read the rollup,
 // never the log table; a day's rows are written whole from its consume logs (summed here per time
@@ -113,6 +114,17 @@ function totals(r: {
   };
 }
 
+/** What a rollup row adds up over the logs of its group. */
+function logSums(eb: ExpressionBuilder<Tables, 'logs'>) {
+  return [
+    eb.fn.countAll<number>().as('request_count'),
+    eb.fn.sum<number>('quota').as('quota'),
+    eb.fn.sum<number>('prompt_tokens').as('prompt_tokens'),
+    eb.fn.sum<number>('completion_tokens').as('completion_tokens'),
+    eb.fn.sum<number>('request_time').as('request_time'),
+  ] as const;
+}
+
 /**
  * The SELECT of `aggregateLogIds`, on its own so its query plan can be checked: it must walk the id
  * range. `+type` keeps it there: offered the (type, created_at) index, SQLite without statistics took
@@ -122,17 +134,7 @@ export function logIdRangeAggregate(db: Database['db'], afterId: number, upToId:
   const hour = sql<number>`${sql.ref('created_at')} - (${sql.ref('created_at')} % ${SECONDS_PER_HOUR})`;
   return db
     .selectFrom('logs')
-    .select((eb) => [
-      hour.as('hour'),
-      'user_id',
-      'channel_id',
-      'model_name',
-      eb.fn.countAll<number>().as('request_count'),
-      eb.fn.sum<number>('quota').as('quota'),
-      eb.fn.sum<number>('prompt_tokens').as('prompt_tokens'),
-      eb.fn.sum<number>('completion_tokens').as('completion_tokens'),
-      eb.fn.sum<number>('request_time').as('request_time'),
-    ])
+    .select((eb) => [hour.as('hour'), 'user_id', 'channel_id', 'model_name', ...logSums(eb)])
     .where(sql<number>`+${sql.ref('type')}`, '=', LogType.Consume)
     .where('id', '>', afterId)
     .where('id', '<=', upToId)
@@ -169,16 +171,7 @@ export function statisticsQueries({ db, dialect }: Database) {
   async function aggregateLogs(start: number, end: number, upToId?: number): Promise<RollupGroup[]> {
     let q = db
       .selectFrom('logs')
-      .select((eb) => [
-        'user_id',
-        'channel_id',
-        'model_name',
-        eb.fn.countAll<number>().as('request_count'),
-        eb.fn.sum<number>('quota').as('quota'),
-        eb.fn.sum<number>('prompt_tokens').as('prompt_tokens'),
-        eb.fn.sum<number>('completion_tokens').as('completion_tokens'),
-        eb.fn.sum<number>('request_time').as('request_time'),
-      ])
+      .select((eb) => ['user_id', 'channel_id', 'model_name', ...logSums(eb)])
       .where('type', '=', LogType.Consume)
       .where('created_at', '>=', start)
       .where('created_at', '<', end);
