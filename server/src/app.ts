@@ -7,6 +7,7 @@ import { installErrorHandler } from './http/error-handler.js';
 import { requestLogFields } from './http/log-serializers.js';
 import { registerRoutes } from './http/register-routes.js';
 import { requestIdOf, requestIdSource } from './http/request-ids.js';
+import { answerRouteMiss } from './http/route-miss.js';
 import { HotRelay } from './relay/hot-relay.js';
 import { RELAY_POST_ROUTES, registerRelayRoutes } from './relay/relay-routes.js';
 import type { Services } from './services.js';
@@ -54,6 +55,16 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
     routerOptions: { ignoreTrailingSlash: true },
     requestIdHeader: false,
     genReqId: (req) => requestIdOf(req.headers, nextRequestId),
+    // The router's own refusals (a path it cannot percent-decode, a parameter over its length limit)
+    // run no hooks: they get the request id and the caller's error shape here.
+    frameworkErrors: (err, req, reply) => {
+      reply.header('x-request-id', req.id);
+      const status = err.code === 'FST_ERR_BAD_URL' ? 400 : (err.statusCode ?? 500);
+      const path = req.url.split('?')[0] ?? '';
+      const message =
+        err.code === 'FST_ERR_BAD_URL' ? `Malformed URL: ${path} is not valid percent-encoding` : err.message;
+      answerRouteMiss(req, reply, status, message);
+    },
   });
 
   hot = new HotRelay(
@@ -94,22 +105,13 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
   app.setNotFoundHandler((req, reply) => {
     const url = req.url.split('?')[0] ?? '';
     if (url === '/api' || url.startsWith('/api/')) {
-      return reply
-        .status(404)
-        .send({ success: false, message: `No such API: ${req.method} ${url}`, code: 'not_found' });
+      return answerRouteMiss(req, reply, 404, `No such API: ${req.method} ${url}`);
     }
     if (url === '/v1' || url.startsWith('/v1/')) {
-      return reply.status(404).send({
-        error: {
-          message: `Invalid URL (${req.method} ${url})`,
-          type: 'invalid_request_error',
-          param: null,
-          code: null,
-        },
-      });
+      return answerRouteMiss(req, reply, 404, `Invalid URL (${req.method} ${url})`);
     }
     if (serveConsole && (req.method === 'GET' || req.method === 'HEAD')) return serveConsole(reply);
-    return reply.status(404).type('text/plain').send('Not found');
+    return answerRouteMiss(req, reply, 404, 'Not found');
   });
 
   return app;

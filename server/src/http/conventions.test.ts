@@ -78,6 +78,30 @@ describe('HTTP conventions', () => {
     expect(relay.json().error.message).toBe('Invalid URL (POST /v1/nope)');
   });
 
+  it('answers a URL the router cannot decode in the shape of its API, with a request id', async () => {
+    const api = await t.call({ method: 'GET', url: '/api/user/%E0%A4%A' });
+    expect(api.statusCode).toBe(400);
+    expect(api.json()).toEqual({
+      success: false,
+      message: 'Malformed URL: /api/user/%E0%A4%A is not valid percent-encoding',
+      code: 'invalid_request',
+    });
+    expect(api.headers['x-request-id']).toMatch(/^[0-9a-f]{24}$/);
+    const relay = await t.call({ method: 'POST', url: '/v1/chat/completions%zz', payload: {} });
+    expect(relay.statusCode).toBe(400);
+    expect(relay.json()).toEqual({
+      error: {
+        message: 'Malformed URL: /v1/chat/completions%zz is not valid percent-encoding',
+        type: 'invalid_request_error',
+        param: null,
+        code: null,
+      },
+    });
+    const other = await t.call({ method: 'GET', url: '/%zz' });
+    expect(other.statusCode).toBe(400);
+    expect(other.headers['content-type']).toMatch(/^text\/plain/);
+  });
+
   it('accepts paths with and without a trailing slash', async () => {
     await registerUser(t, 'slashy');
     const cookie = await t.signIn('slashy', 'password-123');

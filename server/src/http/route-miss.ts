@@ -1,0 +1,28 @@
+import { ErrorCode } from '@switchyard/domain';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
+/**
+ * Answers a request no route took (an unknown path, or a URL the router cannot decode) in the
+ * shape its caller reads: the envelope under /api, an OpenAI error under /v1, plain text elsewhere.
+ */
+export function answerRouteMiss(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  status: number,
+  message: string,
+): FastifyReply {
+  const path = req.url.split('?')[0] ?? '';
+  if (path === '/api' || path.startsWith('/api/')) {
+    return reply.status(status).send({
+      success: false,
+      message,
+      code: status === 404 ? ErrorCode.notFound : ErrorCode.invalidRequest,
+    });
+  }
+  if (path === '/v1' || path.startsWith('/v1/')) {
+    return reply.status(status).send({
+      error: { message, type: 'invalid_request_error', param: null, code: null },
+    });
+  }
+  return reply.status(status).type('text/plain').send(message);
+}
