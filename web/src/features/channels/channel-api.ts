@@ -23,6 +23,19 @@ export async function updateChannel(body: Record<string, unknown>): Promise<Chan
   return (await request<ChannelView>('PUT', CHANNEL_PATH, { body })).data as ChannelView;
 }
 
+/**
+ * Saves a priority or weight edited in its table cell. A failure is the caller's to announce with
+ * the spec's own message ("Priority update failed"), so the client's generic toast stays out of it.
+ */
+export async function saveChannelNumber(
+  id: number,
+  field: 'priority' | 'weight',
+  value: number,
+): Promise<ChannelView> {
+  const body = { id, [field]: value };
+  return (await request<ChannelView>('PUT', CHANNEL_PATH, { body, silent: true })).data as ChannelView;
+}
+
 /** One test request; the envelope's message says why it failed. */
 export async function testChannel(
   id: number,

@@ -42,6 +42,7 @@ import { useSiteInfo } from '../site/site-info';
 import {
   allChannels,
   CHANNEL_PATH,
+  saveChannelNumber,
   TAG_PATH,
   testChannel,
   updateChannel,
@@ -114,7 +115,7 @@ export default function ChannelListPage() {
 
   const inline = async (channel: ChannelView, field: 'priority' | 'weight', value: number) => {
     try {
-      await updateChannel({ id: channel.id, [field]: value });
+      await saveChannelNumber(channel.id, field, value);
       await client.invalidateQueries({ queryKey: [CHANNEL_PATH] });
     } catch (error) {
       toast.error(
