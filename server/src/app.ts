@@ -7,7 +7,7 @@ import { installErrorHandler } from './http/error-handler.js';
 import { requestLogFields } from './http/log-serializers.js';
 import { registerRoutes } from './http/register-routes.js';
 import { requestIdOf, requestIdSource } from './http/request-ids.js';
-import { answerRouteMiss } from './http/route-miss.js';
+import { answerRouteMiss, apiFamilyOf } from './http/route-miss.js';
 import { HotRelay } from './relay/hot-relay.js';
 import { RELAY_POST_ROUTES, registerRelayRoutes } from './relay/relay-routes.js';
 import type { Services } from './services.js';
@@ -59,7 +59,7 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
     // run no hooks: they get the request id and the caller's error shape here.
     frameworkErrors: (err, req, reply) => {
       reply.header('x-request-id', req.id);
-      const status = err.code === 'FST_ERR_BAD_URL' ? 400 : (err.statusCode ?? 500);
+      const status = err.statusCode ?? 500;
       const path = req.url.split('?')[0] ?? '';
       const message =
         err.code === 'FST_ERR_BAD_URL' ? `Malformed URL: ${path} is not valid percent-encoding` : err.message;
@@ -104,14 +104,17 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
 
   app.setNotFoundHandler((req, reply) => {
     const url = req.url.split('?')[0] ?? '';
-    if (url === '/api' || url.startsWith('/api/')) {
-      return answerRouteMiss(req, reply, 404, `No such API: ${req.method} ${url}`);
+    const family = apiFamilyOf(url);
+    if (family === 'other' && serveConsole && (req.method === 'GET' || req.method === 'HEAD')) {
+      return serveConsole(reply);
     }
-    if (url === '/v1' || url.startsWith('/v1/')) {
-      return answerRouteMiss(req, reply, 404, `Invalid URL (${req.method} ${url})`);
-    }
-    if (serveConsole && (req.method === 'GET' || req.method === 'HEAD')) return serveConsole(reply);
-    return answerRouteMiss(req, reply, 404, 'Not found');
+    const message =
+      family === 'api'
+        ? `No such API: ${req.method} ${url}`
+        : family === 'relay'
+          ? `Invalid URL (${req.method} ${url})`
+          : 'Not found';
+    return answerRouteMiss(req, reply, 404, message);
   });
 
   return app;
