@@ -19,8 +19,12 @@ export interface ChannelTestAnswer {
   message: string;
 }
 
-export async function updateChannel(body: Record<string, unknown>): Promise<ChannelView> {
-  return (await request<ChannelView>('PUT', CHANNEL_PATH, { body })).data as ChannelView;
+export async function updateChannel(
+  body: Record<string, unknown>,
+  options: { silent?: boolean } = {},
+): Promise<ChannelView> {
+  return (await request<ChannelView>('PUT', CHANNEL_PATH, { body, silent: options.silent }))
+    .data as ChannelView;
 }
 
 /**
@@ -32,8 +36,7 @@ export async function saveChannelNumber(
   field: 'priority' | 'weight',
   value: number,
 ): Promise<ChannelView> {
-  const body = { id, [field]: value };
-  return (await request<ChannelView>('PUT', CHANNEL_PATH, { body, silent: true })).data as ChannelView;
+  return updateChannel({ id, [field]: value }, { silent: true });
 }
 
 /** One test request; the envelope's message says why it failed. */
