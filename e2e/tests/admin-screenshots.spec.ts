@@ -101,7 +101,7 @@ test.beforeAll(async ({ baseURL }) => {
 test.afterAll(async () => upstream?.close());
 
 async function settle(page: Page) {
-  await expect(page.locator('#notistack-snackbar')).toHaveCount(0, { timeout: 10_000 });
+  await expect(page.locator('#notistack-snackbar')).toHaveCount(0, { timeout: 20_000 });
   await page.waitForTimeout(500);
 }
 

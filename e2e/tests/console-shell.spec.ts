@@ -66,7 +66,7 @@ test('a collapse opens by itself on one of its pages, and the crumbs follow the 
 
 test('every /panel child path of the spec opens', async ({ page }) => {
   // Twenty full page loads of real screens (each with its own API calls) under a parallel run.
-  test.setTimeout(90_000);
+  test.setTimeout(180_000);
   await signIn(page, ROOT);
   const paths = [
     'dashboard',

@@ -15,7 +15,7 @@ const LOOKS = [
 ] as const;
 
 async function settle(page: Page) {
-  await expect(page.locator('#notistack-snackbar')).toHaveCount(0, { timeout: 10_000 });
+  await expect(page.locator('#notistack-snackbar')).toHaveCount(0, { timeout: 20_000 });
   await page.waitForTimeout(400);
 }
 

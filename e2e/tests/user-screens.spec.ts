@@ -11,7 +11,7 @@ const MODEL = 'gpt-4.1-nano';
 const CODE_QUOTA = 1_000_000;
 
 // One worker for the file: the scenarios set on this process's fake must reach it.
-test.describe.configure({ mode: 'serial', timeout: 90_000 });
+test.describe.configure({ mode: 'serial', timeout: 120_000 });
 test.use({ permissions: ['clipboard-read', 'clipboard-write'], viewport: { width: 1400, height: 900 } });
 
 let upstream: Upstream;

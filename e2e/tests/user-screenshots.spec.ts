@@ -17,8 +17,8 @@ let upstream: Upstream;
 let user: Credentials;
 
 async function settle(page: Page) {
-  await expect(page.locator('#notistack-snackbar')).toHaveCount(0, { timeout: 10_000 });
-  await expect(page.getByRole('progressbar')).toHaveCount(0, { timeout: 10_000 });
+  await expect(page.locator('#notistack-snackbar')).toHaveCount(0, { timeout: 20_000 });
+  await expect(page.getByRole('progressbar')).toHaveCount(0, { timeout: 20_000 });
   await page.waitForTimeout(500);
 }
 
