@@ -213,9 +213,83 @@ describe('the SQLite ledger thread', () => {
     expect(rows.map((r) => Number(r.quota))).toEqual([3]);
   });
 
+  describe('a reserve while no other request holds quota', () => {
+    const workerOf = (ledger: SqliteWorkerLedger) => (ledger as unknown as { worker: unknown }).worker;
+
+    it('is taken on the calling thread, before the call returns', async () => {
+      const ledger = new SqliteWorkerLedger(d.sqliteFile!);
+      try {
+        const before = await balance();
+        const answer = ledger.reserve(held(7));
+        // Committed already: another connection sees it without waiting for the promise.
+        expect(await balance()).toBe(before - 7);
+        expect(await answer).toBeNull();
+        expect(workerOf(ledger)).toBeUndefined();
+        await ledger.settle(held(7), 7, log('inline'), true);
+        await ledger.flush();
+        expect(await balance()).toBe(before - 7);
+      } finally {
+        await ledger.close();
+      }
+    });
+
+    it('goes to the thread while another request holds quota', async () => {
+      const ledger = new SqliteWorkerLedger(d.sqliteFile!);
+      try {
+        const before = await balance();
+        expect(await ledger.reserve(held(3))).toBeNull();
+        const second = ledger.reserve(held(4));
+        expect(await balance()).toBe(before - 3);
+        expect(await second).toBeNull();
+        expect(workerOf(ledger)).toBeDefined();
+        expect(await balance()).toBe(before - 7);
+        await ledger.release(held(3));
+        await ledger.release(held(4));
+        await ledger.flush();
+        // Both requests are over: the next reserve is quiet again.
+        const third = ledger.reserve(held(5));
+        expect(await balance()).toBe(before - 5);
+        expect(await third).toBeNull();
+        await ledger.release(held(5));
+        await ledger.flush();
+        expect(await balance()).toBe(before);
+      } finally {
+        await ledger.close();
+      }
+    });
+
+    it('does not wait for a write lock held elsewhere: the thread answers once it is free', async () => {
+      const ledger = new SqliteWorkerLedger(d.sqliteFile!);
+      const other = openSqliteFile(d.sqliteFile!);
+      try {
+        const before = await balance();
+        other.exec('BEGIN IMMEDIATE');
+        let answered = false;
+        const answer = ledger.reserve(held(2)).then((refusal) => {
+          answered = true;
+          return refusal;
+        });
+        await new Promise((r) => setTimeout(r, 50));
+        expect(answered).toBe(false);
+        other.exec('COMMIT');
+        expect(await answer).toBeNull();
+        expect(await balance()).toBe(before - 2);
+        await ledger.release(held(2));
+        await ledger.flush();
+      } finally {
+        if (other.inTransaction) other.exec('ROLLBACK');
+        other.close();
+        await ledger.close();
+      }
+    });
+  });
+
   it('answers every call after a restart of a thread that died', async () => {
     const errors: string[] = [];
-    const ledger = new SqliteWorkerLedger(d.sqliteFile!, { onError: (m) => errors.push(m) });
+    const ledger = new SqliteWorkerLedger(d.sqliteFile!, {
+      onError: (m) => errors.push(m),
+      inlineWhenQuiet: false,
+    });
     try {
       expect(await ledger.reserve(held(1))).toBeNull();
       // Reach the live thread through the store's own field to simulate a crash.
