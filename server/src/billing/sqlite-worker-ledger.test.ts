@@ -284,6 +284,29 @@ describe('the SQLite ledger thread', () => {
     });
   });
 
+  it('keeps a lone settlement for the quiet interval, and sends it along with the next reserve message', async () => {
+    const ledger = new SqliteWorkerLedger(d.sqliteFile!, { quietIntervalMs: 60_000 });
+    try {
+      expect(await ledger.reserve(held(5))).toBeNull();
+      // A second request in progress: its reserve goes to the worker.
+      expect(await ledger.reserve(held(6))).toBeNull();
+      let done = false;
+      const settled = ledger.settle(held(5), 5, log('lone'), true).then((amounts) => {
+        done = true;
+        return amounts;
+      });
+      await new Promise((r) => setTimeout(r, 50));
+      expect(done).toBe(false);
+      expect(await ledger.reserve(held(1))).toBeNull();
+      await expect(settled).resolves.toEqual({ charged: 5, refunded: 0, shortfall: 0 });
+      const released = [ledger.release(held(6)), ledger.release(held(1))];
+      await ledger.flush();
+      await Promise.all(released);
+    } finally {
+      await ledger.close();
+    }
+  });
+
   it('answers every call after a restart of a thread that died', async () => {
     const errors: string[] = [];
     const ledger = new SqliteWorkerLedger(d.sqliteFile!, {

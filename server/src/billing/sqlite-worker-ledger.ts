@@ -10,6 +10,11 @@ export interface SqliteWorkerLedgerOptions {
   busyTimeoutMs?: number;
   /** How long the first settlement of an idle queue waits for company. Default 2 ms. */
   intervalMs?: number;
+  /**
+   * How long settlements wait on this thread when no reserve message is going to the worker to take
+   * them along (few requests, or each one alone). Default 10 ms, at least `intervalMs`.
+   */
+  quietIntervalMs?: number;
   /** Settlements per transaction. Default 512. */
   maxBatch?: number;
   /** Settlements submitted and not yet committed before new reserves wait. Default 10 000. */
@@ -50,6 +55,8 @@ export class SqliteWorkerLedger implements LedgerStore {
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
   private unsettled = 0;
+  /** Of those, the ones still in the outbox: the rest are with the worker, which may be writing them. */
+  private jobsQueued = 0;
   private readonly roomWaiters: (() => void)[] = [];
   private closed = false;
   /**
@@ -80,6 +87,7 @@ export class SqliteWorkerLedger implements LedgerStore {
   };
   private readonly capacity: number;
   private readonly data: LedgerWorkerData;
+  private readonly quietIntervalMs: number;
   /** Reserves taken and not yet settled or released: the requests in progress. */
   private openHolds = 0;
   /** Reserves posted to the worker and not answered yet. */
@@ -111,6 +119,7 @@ export class SqliteWorkerLedger implements LedgerStore {
       status: { enabled: TokenStatus.Enabled, exhausted: TokenStatus.Exhausted },
     };
     this.inlineWhenQuiet = (options.inlineWhenQuiet ?? true) && file !== ':memory:';
+    this.quietIntervalMs = Math.max(options.quietIntervalMs ?? 10, this.data.intervalMs);
   }
 
   /**
@@ -124,6 +133,9 @@ export class SqliteWorkerLedger implements LedgerStore {
     if (
       this.openHolds === 1 &&
       this.reservesPosted === 0 &&
+      // Settlements with the worker mean its write transaction is likely open: trying would only
+      // fail busy (and a thrown SqliteError costs more than the trip to the thread).
+      this.unsettled === this.jobsQueued &&
       this.unsettled < this.capacity &&
       this.inlineWhenQuiet &&
       !this.closed
@@ -165,7 +177,8 @@ export class SqliteWorkerLedger implements LedgerStore {
 
   async release(held: HeldQuota): Promise<void> {
     if (held.amount > 0) this.openHolds--;
-    await this.call((id) => this.outbox.release(id, held), false, true);
+    // Posted at once: a release is rare (a failed call), and the caller's error answer waits for it.
+    await this.call((id) => this.outbox.release(id, held), true, true);
   }
 
   async flush(): Promise<void> {
@@ -208,6 +221,7 @@ export class SqliteWorkerLedger implements LedgerStore {
       write(id);
       if (job) {
         this.unsettled++;
+        this.jobsQueued++;
         this.jobsSince ??= performance.now();
       }
       this.pending.set(id, { resolve, reject, job });
@@ -217,7 +231,10 @@ export class SqliteWorkerLedger implements LedgerStore {
           setImmediate(() => this.post());
         }
       } else if (!this.postSoon && !this.jobTimer) {
-        this.jobTimer = setTimeout(() => this.post(), this.data.intervalMs);
+        // Under load the settlements leave sooner, with the next reserve's message. Alone, each
+        // message wakes both threads (measured at one connection: ~50 us more time to first byte
+        // with 2 ms than with 10 ms); nobody waits for a settlement, so they wait for company.
+        this.jobTimer = setTimeout(() => this.post(), this.quietIntervalMs);
       }
     });
   }
@@ -232,6 +249,7 @@ export class SqliteWorkerLedger implements LedgerStore {
     const batch = this.outbox.take(waited);
     if (!batch) return;
     this.jobsSince = undefined;
+    this.jobsQueued = 0;
     worker.postMessage(batch);
   }
 
@@ -259,6 +277,7 @@ export class SqliteWorkerLedger implements LedgerStore {
     this.options.onError?.(message);
     const waiting = [...this.pending.values()];
     this.pending.clear();
+    this.jobsQueued = 0;
     for (const w of waiting) {
       this.answered(w);
       w.reject(new LedgerWorkerError(message));
