@@ -28,11 +28,16 @@ export interface SqliteWorkerLedgerOptions {
   onError?: (message: string) => void;
 }
 
+/**
+ * `job`: a settlement or release, counted against the capacity until answered. `reserve`: counted
+ * in `reservesPosted` until answered. `control`: flush and close.
+ */
+type CallKind = 'reserve' | 'job' | 'control';
+
 interface Pending {
   resolve: (value: unknown) => void;
   reject: (err: Error) => void;
-  /** A settlement or release: it counts against the capacity until it is answered. */
-  job: boolean;
+  kind: CallKind;
 }
 
 export class LedgerWorkerError extends Error {
@@ -74,14 +79,15 @@ export class SqliteWorkerLedger implements LedgerStore {
       const waiter = this.pending.get(id);
       if (!waiter) return;
       this.pending.delete(id);
-      this.answered(waiter);
+      // A reserve's value is its refusal, or null when the quota is held.
+      this.answered(waiter, value === null);
       waiter.resolve(value);
     },
     reject: (id, error) => {
       const waiter = this.pending.get(id);
       if (!waiter) return;
       this.pending.delete(id);
-      this.answered(waiter);
+      this.answered(waiter, false);
       waiter.reject(new LedgerWorkerError(error.message, error.code));
     },
   };
@@ -95,16 +101,6 @@ export class SqliteWorkerLedger implements LedgerStore {
   /** This thread's own connection for quiet reserves; opened on the first one. */
   private inline: SqliteLedgerCore | undefined;
   private readonly inlineWhenQuiet: boolean;
-  private readonly reserveAnswered = (refusal: unknown): ReserveRefusal | null => {
-    this.reservesPosted--;
-    if (refusal) this.openHolds--;
-    return refusal as ReserveRefusal | null;
-  };
-  private readonly reserveFailed = (err: unknown): never => {
-    this.reservesPosted--;
-    this.openHolds--;
-    throw err;
-  };
 
   constructor(
     file: string,
@@ -142,13 +138,15 @@ export class SqliteWorkerLedger implements LedgerStore {
     ) {
       if (this.reserveInline(held)) return Promise.resolve(null);
     }
-    this.reservesPosted++;
     // With room, the call's own promise is the answer: no async frame around it.
-    const answer =
-      this.unsettled < this.capacity
-        ? (this.call((id) => this.outbox.reserve(id, held), true) as Promise<ReserveRefusal | null>)
-        : this.reserveWhenRoom(held);
-    return answer.then(this.reserveAnswered, this.reserveFailed);
+    if (this.unsettled < this.capacity) {
+      return this.call(
+        (id) => this.outbox.reserve(id, held),
+        true,
+        'reserve',
+      ) as Promise<ReserveRefusal | null>;
+    }
+    return this.reserveWhenRoom(held);
   }
 
   /**
@@ -171,14 +169,14 @@ export class SqliteWorkerLedger implements LedgerStore {
     return this.call(
       (id) => this.outbox.settle(id, held, finalQuota, log, recordLog),
       false,
-      true,
+      'job',
     ) as Promise<SettledAmounts>;
   }
 
   async release(held: HeldQuota): Promise<void> {
     if (held.amount > 0) this.openHolds--;
     // Posted at once: a release is rare (a failed call), and the caller's error answer waits for it.
-    await this.call((id) => this.outbox.release(id, held), true, true);
+    await this.call((id) => this.outbox.release(id, held), true, 'job');
   }
 
   async flush(): Promise<void> {
@@ -193,38 +191,50 @@ export class SqliteWorkerLedger implements LedgerStore {
     this.inline?.close();
     this.inline = undefined;
     if (!this.worker && this.outbox.empty) return;
-    await this.call((id) => this.outbox.close(id), true, false, true);
+    await this.call((id) => this.outbox.close(id), true, 'control', true);
     await this.worker?.terminate();
     this.worker = undefined;
   }
 
   private async reserveWhenRoom(held: HeldQuota): Promise<ReserveRefusal | null> {
     while (this.unsettled >= this.capacity) await new Promise<void>((wake) => this.roomWaiters.push(wake));
-    return (await this.call((id) => this.outbox.reserve(id, held), true)) as ReserveRefusal | null;
+    return (await this.call((id) => this.outbox.reserve(id, held), true, 'reserve')) as ReserveRefusal | null;
   }
 
-  private answered(waiter: Pending): void {
-    if (!waiter.job) return;
+  /** `holds`: the answer left quota held (a reserve that was not refused and did not fail). */
+  private answered(waiter: Pending, holds: boolean): void {
+    if (waiter.kind === 'reserve') {
+      this.reservesPosted--;
+      if (!holds) this.openHolds--;
+      return;
+    }
+    if (waiter.kind !== 'job') return;
     this.unsettled--;
     while (this.unsettled < this.capacity && this.roomWaiters.length > 0) this.roomWaiters.shift()?.();
   }
 
   /**
-   * Writes the request into the outbox at once; `urgent` ones are posted after this turn, a `job`
-   * counts against the capacity until answered.
+   * Writes the request into the outbox at once; `urgent` ones are posted after this turn.
    */
-  private call(write: (id: number) => void, urgent: boolean, job = false, closing = false): Promise<unknown> {
+  private call(
+    write: (id: number) => void,
+    urgent: boolean,
+    kind: CallKind = 'control',
+    closing = false,
+  ): Promise<unknown> {
     if (this.closed && !closing) return Promise.reject(new LedgerWorkerError('The ledger is closed'));
     const id = this.nextId++;
     this.running();
     return new Promise((resolve, reject) => {
       write(id);
-      if (job) {
+      if (kind === 'job') {
         this.unsettled++;
         this.jobsQueued++;
         this.jobsSince ??= performance.now();
+      } else if (kind === 'reserve') {
+        this.reservesPosted++;
       }
-      this.pending.set(id, { resolve, reject, job });
+      this.pending.set(id, { resolve, reject, kind });
       if (urgent) {
         if (!this.postSoon) {
           this.postSoon = true;
@@ -279,7 +289,7 @@ export class SqliteWorkerLedger implements LedgerStore {
     this.pending.clear();
     this.jobsQueued = 0;
     for (const w of waiting) {
-      this.answered(w);
+      this.answered(w, false);
       w.reject(new LedgerWorkerError(message));
     }
   }
