@@ -63,7 +63,7 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
       const path = req.url.split('?')[0] ?? '';
       const message =
         err.code === 'FST_ERR_BAD_URL' ? `Malformed URL: ${path} is not valid percent-encoding` : err.message;
-      answerRouteMiss(req, reply, status, message);
+      answerRouteMiss(reply, apiFamilyOf(path), status, message);
     },
   });
 
@@ -114,7 +114,7 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
         : family === 'relay'
           ? `Invalid URL (${req.method} ${url})`
           : 'Not found';
-    return answerRouteMiss(req, reply, 404, message);
+    return answerRouteMiss(reply, family, 404, message);
   });
 
   return app;

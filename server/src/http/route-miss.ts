@@ -1,5 +1,5 @@
 import { ErrorCode } from '@switchyard/domain';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply } from 'fastify';
 
 /** Which API a path belongs to, for the shape of an answer no route gave. */
 export type ApiFamily = 'api' | 'relay' | 'other';
@@ -15,12 +15,11 @@ export function apiFamilyOf(path: string): ApiFamily {
  * shape its caller reads: the envelope under /api, an OpenAI error under /v1, plain text elsewhere.
  */
 export function answerRouteMiss(
-  req: FastifyRequest,
   reply: FastifyReply,
+  family: ApiFamily,
   status: number,
   message: string,
 ): FastifyReply {
-  const family = apiFamilyOf(req.url.split('?')[0] ?? '');
   if (family === 'api') {
     return reply.status(status).send({
       success: false,
