@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { emptyUsage } from '../../billing/usage.js';
-import { DONE_EVENT, formatErrorEvent, formatUsageChunk, OpenAiStreamMeter } from './stream-meter.js';
+import { DONE_EVENT, formatErrorEvent, OpenAiStreamMeter } from './stream-meter.js';
 
 const head =
   '"id":"chatcmpl-A1","object":"chat.completion.chunk","created":1730000000,"model":"gpt-4o-2024-08-06","system_fingerprint":"fp_50cad350e4"';
@@ -76,7 +76,6 @@ describe('OpenAiStreamMeter: reading', () => {
       expect(meter.end().length).toBe(0);
       expect(meter.usage, `split at ${cut}`).toEqual({ ...emptyUsage(), inputTokens: 19, outputTokens: 10 });
       expect(meter.done).toBe(true);
-      expect(meter.events).toBe(7);
       expect(meter.error).toBeNull();
     }
   });
@@ -92,13 +91,7 @@ describe('OpenAiStreamMeter: reading', () => {
       );
       expect(meter.usage?.outputTokens).toBe(10);
       expect(meter.done).toBe(true);
-      expect(meter.events).toBe(7);
-      expect(meter.identity).toEqual({
-        id: 'chatcmpl-A1',
-        model: 'gpt-4o-2024-08-06',
-        created: 1730000000,
-        object: 'chat.completion.chunk',
-      });
+      expect(meter.error).toBeNull();
     }
   });
 
@@ -141,7 +134,15 @@ describe('OpenAiStreamMeter: reading', () => {
     meter.write(Buffer.from(`data: ${chunk(delta({ content: 'late' }))}\n\n`));
     meter.end();
     expect(meter.usage?.inputTokens).toBe(19);
-    expect(meter.completionText()).toBe('abc');
+    // The text kept until then is let go too: with output tokens reported it is never counted.
+    expect(meter.completionText()).toBe('');
+
+    const zeroOnly = new OpenAiStreamMeter();
+    zeroOnly.write(Buffer.from(zero));
+    zeroOnly.write(Buffer.from(`data: ${chunk(delta({ content: 'def' }))}\n\n`));
+    zeroOnly.end();
+    expect(zeroOnly.usage).toBeNull();
+    expect(zeroOnly.completionText()).toBe('abcdef');
   });
 
   it('finds vendor usage placements: per choice (Moonshot) and x_groq', () => {
@@ -239,10 +240,9 @@ describe('OpenAiStreamMeter: runs of events passed over unread', () => {
         );
         expect(outWhole.toString()).toBe(outBytes.toString());
         expect(whole.usage).toEqual(bytes.usage);
-        expect(whole.events).toBe(bytes.events);
-        expect(whole.events).toBe(withUsage ? 42 : 41);
         expect(whole.done).toBe(true);
-        expect(whole.identity).toEqual(bytes.identity);
+        expect(bytes.done).toBe(true);
+        expect(whole.completionText()).toBe(bytes.completionText());
         if (!withUsage) expect(whole.completionText()).toBe(text(40));
         if (drop && withUsage) expect(outWhole.toString()).not.toContain('"prompt_tokens"');
       }
@@ -255,7 +255,7 @@ describe('OpenAiStreamMeter: runs of events passed over unread', () => {
     const events = b.toString().split(/(?<=\n\n)/);
     for (const e of events) meter.write(Buffer.from(e));
     meter.end();
-    expect(meter.events).toBe(121);
+    expect(meter.done).toBe(true);
     expect(meter.completionText()).toBe(text(120));
   });
 
@@ -270,6 +270,8 @@ describe('OpenAiStreamMeter: runs of events passed over unread', () => {
   });
 
   it('stops at an error or a usage object inside a long run, but not at usage: null', () => {
+    // Each holds the tail of a needle the meter searches for, without the bytes that make it a mark.
+    const LOOKALIKE = 'prevent: usage" error" terror" mirror" UNDONE] [x]';
     const plain = Array.from({ length: 20 }, () => `data: ${chunk(delta({ content: 'x' }))}\n\n`).join('');
     const failed = new OpenAiStreamMeter();
     failed.write(
@@ -288,11 +290,9 @@ describe('OpenAiStreamMeter: runs of events passed over unread', () => {
     expect(atStart.error?.message).toBe('gone at once');
     const lookalikes = new OpenAiStreamMeter();
     lookalikes.write(Buffer.from(plain));
-    lookalikes.write(
-      Buffer.from(`data: ${chunk(delta({ content: 'prevent: usage" error" [x]' }))}\n\n${plain}`),
-    );
+    lookalikes.write(Buffer.from(`data: ${chunk(delta({ content: LOOKALIKE }))}\n\n${plain}`));
     expect(lookalikes.error).toBeNull();
-    expect(lookalikes.events).toBe(41);
+    expect(lookalikes.completionText()).toBe(`${'x'.repeat(20)}${LOOKALIKE}${'x'.repeat(20)}`);
 
     const spaced = new OpenAiStreamMeter();
     spaced.write(Buffer.from(`${plain}data: {${head},"choices":[],"usage" : ${JSON.stringify(USAGE)}}\n\n`));
@@ -342,19 +342,11 @@ describe('OpenAiStreamMeter: dropping the usage chunk', () => {
     expect(meter.usage?.outputTokens).toBe(10);
   });
 
-  it('writes usage and error events a client can read', () => {
-    const meter = new OpenAiStreamMeter();
-    meter.write(Buffer.from(`data: ${chunk(delta({ content: 'hi' }))}\n\n`));
-    const identity = meter.identity;
-    if (!identity) throw new Error('no identity');
-    const usage = { ...emptyUsage(), inputTokens: 4, outputTokens: 1, estimated: true };
-    const synthetic = formatUsageChunk(identity, usage);
-    const reader = new OpenAiStreamMeter({ dropUsageChunk: true });
-    expect(reader.write(Buffer.concat([synthetic, DONE_EVENT])).toString()).toBe(DONE_EVENT.toString());
-    expect(reader.usage).toEqual({ ...usage, estimated: false });
-    expect(JSON.parse(synthetic.toString().slice(6))).toMatchObject({ id: 'chatcmpl-A1', choices: [] });
+  it('writes error and end events a client can read', () => {
     const err = new OpenAiStreamMeter();
     err.write(formatErrorEvent({ message: 'boom', type: 'upstream_error', code: null, param: null }));
     expect(err.error?.message).toBe('boom');
+    err.write(DONE_EVENT);
+    expect(err.done).toBe(true);
   });
 });
