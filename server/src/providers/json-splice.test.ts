@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { memberText, scanJsonObject, skipJsonString, spliceJsonObject } from './json-splice.js';
+import {
+  appendJsonMembers,
+  memberText,
+  scanJsonObject,
+  skipJsonString,
+  spliceJsonObject,
+} from './json-splice.js';
 
 const buf = (s: string) => Buffer.from(s);
 
@@ -80,5 +86,24 @@ describe('spliceJsonObject', () => {
     expect(spliceJsonObject(b, layout, { remove: ['b'] }).toString()).toBe('{"a":1,"c":3}');
     expect(spliceJsonObject(b, layout, { remove: ['c'] }).toString()).toBe('{"a":1,"b":2}');
     expect(spliceJsonObject(b, layout, { remove: ['a', 'b', 'c'] }).toString()).toBe('{}');
+  });
+});
+
+describe('appendJsonMembers', () => {
+  it('adds members before the closing brace and keeps every other byte', () => {
+    const text = '{"model":"m","messages":[{"role":"user","content":"a } b"}],"n":1.50}  \n';
+    const out = appendJsonMembers(buf(text), true, {
+      stream_options: '{"include_usage":true}',
+      user: '"u"',
+    });
+    expect(out?.toString()).toBe(
+      '{"model":"m","messages":[{"role":"user","content":"a } b"}],"n":1.50,"stream_options":{"include_usage":true},"user":"u"}  \n',
+    );
+  });
+
+  it('writes no leading comma into an empty object, and refuses text that does not end in a brace', () => {
+    expect(appendJsonMembers(buf('{ }'), false, { a: '1', b: '2' })?.toString()).toBe('{ "a":1,"b":2}');
+    expect(appendJsonMembers(buf('[1]'), true, { a: '1' })).toBeNull();
+    expect(appendJsonMembers(buf(''), false, { a: '1' })).toBeNull();
   });
 });

@@ -159,3 +159,24 @@ export function spliceJsonObject(buf: Buffer, layout: JsonObjectLayout, edits: J
   parts.push(buf.subarray(last ? last.end : layout.close));
   return Buffer.concat(parts);
 }
+
+/**
+ * Adds members that the object does not have, before its closing brace, without locating the
+ * others: for a body that parsed as one object, its last non-space byte is that brace. The cost is
+ * one copy, not a walk through every member (a long `messages` array included). Null when the
+ * text does not end in a closing brace.
+ */
+export function appendJsonMembers(
+  buf: Buffer,
+  hasMembers: boolean,
+  added: Record<string, string>,
+): Buffer | null {
+  let close = buf.length - 1;
+  while (close >= 0 && isSpace(buf[close])) close--;
+  if (buf[close] !== CLOSE_BRACE) return null;
+  let text = '';
+  for (const [key, value] of Object.entries(added)) {
+    text += `${hasMembers || text !== '' ? ',' : ''}${JSON.stringify(key)}:${value}`;
+  }
+  return Buffer.concat([buf.subarray(0, close), Buffer.from(text), buf.subarray(close)]);
+}

@@ -1,6 +1,6 @@
 import { pipeline, type Readable } from 'node:stream';
 import { openAiCompatibleRoot, providerById } from '@switchyard/domain';
-import { type JsonMemberEdits, scanJsonObject, spliceJsonObject } from '../json-splice.js';
+import { appendJsonMembers, type JsonMemberEdits, scanJsonObject, spliceJsonObject } from '../json-splice.js';
 import { withChannelHeaders } from '../upstream-headers.js';
 import { multipartBoundary, multipartFieldTransform, rewriteMultipartField } from './multipart-field.js';
 
@@ -271,8 +271,9 @@ interface JsonBodyPlan {
  * Decides the JSON body. The client's bytes go out untouched unless the model name differs,
  * `include_usage` must be added to a stream, or `stream_options` must go from a non-stream request
  * (OpenAI rejects it there). A needed change is spliced into the original bytes (json-splice.ts),
- * so the rest of a large body is neither re-serialised nor altered; parse+stringify is only the
- * fallback for a body the splicer cannot lay out.
+ * so the rest of a large body is neither re-serialised nor altered; a member the body lacks (the
+ * usual `stream_options`) is only appended, without walking the others. Parse+stringify is only
+ * the fallback for a body the splicer cannot lay out.
  */
 function planJsonBody(
   channel: OpenAiChannel,
@@ -306,6 +307,10 @@ function planJsonBody(
   }
   const plan = { stream, clientWantsUsage, dropUsageChunk };
   if (Object.keys(set).length === 0 && remove.length === 0) return { body: raw, rewritten: false, ...plan };
+  if (remove.length === 0 && Object.keys(set).every((k) => !Object.hasOwn(value, k))) {
+    const appended = appendJsonMembers(raw, Object.keys(value).length > 0, set);
+    if (appended) return { body: appended, rewritten: true, ...plan };
+  }
   const edits: JsonMemberEdits = { set, remove };
   const layout = scanJsonObject(raw);
   if (layout) return { body: spliceJsonObject(raw, layout, edits), rewritten: true, ...plan };
