@@ -180,3 +180,22 @@ export function appendJsonMembers(
   }
   return Buffer.concat([buf.subarray(0, close), Buffer.from(text), buf.subarray(close)]);
 }
+
+/**
+ * The object's bytes with the edits applied, or null when the text cannot be laid out. `value` is
+ * `buf` parsed: when the edits only add members it lacks, they are appended without laying out the
+ * others; anything else is spliced member by member.
+ */
+export function editJsonObject(
+  buf: Buffer,
+  value: Record<string, unknown>,
+  edits: JsonMemberEdits,
+): Buffer | null {
+  const set = edits.set ?? {};
+  if (!edits.remove?.length && Object.keys(set).every((k) => !Object.hasOwn(value, k))) {
+    const appended = appendJsonMembers(buf, Object.keys(value).length > 0, set);
+    if (appended) return appended;
+  }
+  const layout = scanJsonObject(buf);
+  return layout ? spliceJsonObject(buf, layout, edits) : null;
+}

@@ -1,5 +1,5 @@
 import { providerById } from '@switchyard/domain';
-import { type JsonMemberEdits, scanJsonObject, spliceJsonObject } from '../json-splice.js';
+import { editJsonObject } from '../json-splice.js';
 import { ChannelConfigError, type OpenAiChannel, type UpstreamRequest } from '../openai/request.js';
 import { withChannelHeaders } from '../upstream-headers.js';
 
@@ -85,9 +85,10 @@ function planBody(body: AnthropicBody, upstreamModel: string): { bytes: Buffer; 
     return { bytes: Buffer.from(JSON.stringify(value)), rewritten: true };
   }
   if (body.value.model === upstreamModel) return { bytes: body.raw, rewritten: false };
-  const edits: JsonMemberEdits = { set: { model: JSON.stringify(upstreamModel) } };
-  const layout = scanJsonObject(body.raw);
-  if (layout) return { bytes: spliceJsonObject(body.raw, layout, edits), rewritten: true };
+  const edited = editJsonObject(body.raw, body.value, {
+    set: { model: JSON.stringify(upstreamModel) },
+  });
+  if (edited) return { bytes: edited, rewritten: true };
   return { bytes: Buffer.from(JSON.stringify({ ...body.value, model: upstreamModel })), rewritten: true };
 }
 

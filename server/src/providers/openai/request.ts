@@ -1,6 +1,6 @@
 import { pipeline, type Readable } from 'node:stream';
 import { openAiCompatibleRoot, providerById } from '@switchyard/domain';
-import { appendJsonMembers, type JsonMemberEdits, scanJsonObject, spliceJsonObject } from '../json-splice.js';
+import { editJsonObject } from '../json-splice.js';
 import { withChannelHeaders } from '../upstream-headers.js';
 import { multipartBoundary, multipartFieldTransform, rewriteMultipartField } from './multipart-field.js';
 
@@ -307,13 +307,8 @@ function planJsonBody(
   }
   const plan = { stream, clientWantsUsage, dropUsageChunk };
   if (Object.keys(set).length === 0 && remove.length === 0) return { body: raw, rewritten: false, ...plan };
-  if (remove.length === 0 && Object.keys(set).every((k) => !Object.hasOwn(value, k))) {
-    const appended = appendJsonMembers(raw, Object.keys(value).length > 0, set);
-    if (appended) return { body: appended, rewritten: true, ...plan };
-  }
-  const edits: JsonMemberEdits = { set, remove };
-  const layout = scanJsonObject(raw);
-  if (layout) return { body: spliceJsonObject(raw, layout, edits), rewritten: true, ...plan };
+  const edited = editJsonObject(raw, value, { set, remove });
+  if (edited) return { body: edited, rewritten: true, ...plan };
   const fallback: Record<string, unknown> = { ...value, ...replacement };
   for (const k of remove) delete fallback[k];
   return { body: Buffer.from(JSON.stringify(fallback)), rewritten: true, ...plan };

@@ -95,6 +95,21 @@ describe('OpenAiStreamMeter: reading', () => {
     }
   });
 
+  it('keeps the text of events read line by line in stream order, data split over lines included', () => {
+    const split = `data: {"choices":[{"index":0,\ndata: "delta":{"content":"b"}}]}\n\n`;
+    const b = Buffer.from(
+      `data: ${chunk(delta({ content: 'a' }))}\n\n${split}data: ${chunk(delta({ content: 'c' }))}\n\n`,
+    );
+    const meter = new OpenAiStreamMeter();
+    run(
+      meter,
+      b,
+      Array.from({ length: b.length - 1 }, (_, i) => i + 1),
+    );
+    meter.end();
+    expect(meter.completionText()).toBe('abc');
+  });
+
   it('collects the generated text when no usage arrives', () => {
     const events = [
       chunk(delta({ role: 'assistant', content: null, reasoning_content: 'Think. ' })),

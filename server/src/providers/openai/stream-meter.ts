@@ -17,19 +17,8 @@ const COLON = 0x3a;
 const DATA = Buffer.from('data');
 const EVENT = Buffer.from('event');
 const DONE = Buffer.from('[DONE]');
-// Searches start at a rare byte: a needle opening with a quote stops at every JSON string and one
-// opening with `e` at nearly every word (measured on an 11 KB chunk: 13 us for `"usage"`, 5.5 us
-// for `error"`, against 1.4 us for `rror"`, 1.3 us for `usage"`, 0.2 us for `vent:` and `DONE]`).
-// The skipped leading bytes are checked afterwards.
-const QUOTE = 0x22;
-const LOWER_E = 0x65;
-const OPEN_BRACKET = 0x5b;
-const USAGE_KEY_TAIL = Buffer.from('usage"');
-const ERROR_KEY_TAIL = Buffer.from('rror"');
 const NEWLINE = Buffer.from('\n');
 const BLANK_LINE = Buffer.from('\n\n');
-const DONE_MARK_TAIL = Buffer.from('DONE]');
-const EVENT_FIELD_TAIL = Buffer.from('vent:');
 const ERROR_WORD = Buffer.from('error');
 const EMPTY = Buffer.alloc(0);
 
@@ -56,41 +45,52 @@ function parseJson(data: Buffer): unknown {
   }
 }
 
-/** Where `"key"` (given as `key"`) first appears from `from` on, or -1. */
-function quotedAt(data: Buffer, keyTail: Buffer, from: number): number {
-  let at = data.indexOf(keyTail, from + 1);
-  while (at !== -1 && data[at - 1] !== QUOTE) at = data.indexOf(keyTail, at + 1);
-  return at === -1 ? -1 : at - 1;
+/**
+ * A mark the meter searches for, split where its rarer bytes begin. Searches start at a rare byte:
+ * one opening with a quote stops at every JSON string and one opening with `e` at nearly every word
+ * (measured on an 11 KB chunk: 13 us for `"usage"`, 5.5 us for `error"`, against 1.4 us for
+ * `rror"`, 1.3 us for `usage"`, 0.2 us for `vent:` and `DONE]`). The lead is checked afterwards.
+ */
+interface Needle {
+  lead: Buffer;
+  tail: Buffer;
+  length: number;
 }
 
-/** Where `"error"` first appears from `from` on, or -1. */
-function errorKeyAt(data: Buffer, from: number): number {
-  let at = data.indexOf(ERROR_KEY_TAIL, from + 2);
-  while (at !== -1 && (data[at - 1] !== LOWER_E || data[at - 2] !== QUOTE)) {
-    at = data.indexOf(ERROR_KEY_TAIL, at + 1);
+function needle(lead: string, tail: string): Needle {
+  return { lead: Buffer.from(lead), tail: Buffer.from(tail), length: lead.length + tail.length };
+}
+
+const USAGE_KEY = needle('"', 'usage"');
+const ERROR_KEY = needle('"e', 'rror"');
+const DONE_MARK = needle('[', 'DONE]');
+const EVENT_FIELD = needle('e', 'vent:');
+
+/** Where the needle first appears from `from` on, or -1. */
+function needleAt(data: Buffer, n: Needle, from: number): number {
+  const lead = n.lead;
+  let at = data.indexOf(n.tail, from + lead.length);
+  while (at !== -1) {
+    let k = lead.length;
+    while (k > 0 && data[at - k] === lead[lead.length - k]) k--;
+    if (k === 0) return at - lead.length;
+    at = data.indexOf(n.tail, at + 1);
   }
-  return at === -1 ? -1 : at - 2;
-}
-
-/** Where `[DONE]` first appears from `from` on, or -1. */
-function doneMarkAt(data: Buffer, from: number): number {
-  let at = data.indexOf(DONE_MARK_TAIL, from + 1);
-  while (at !== -1 && data[at - 1] !== OPEN_BRACKET) at = data.indexOf(DONE_MARK_TAIL, at + 1);
-  return at === -1 ? -1 : at - 1;
+  return -1;
 }
 
 /** Where `"usage"` first appears followed by an object (not `null`) from `from` on, or -1. */
 function usageObjectAt(data: Buffer, from = 0): number {
-  let at = quotedAt(data, USAGE_KEY_TAIL, from);
+  let at = needleAt(data, USAGE_KEY, from);
   while (at !== -1) {
-    let i = at + 1 + USAGE_KEY_TAIL.length;
+    let i = at + USAGE_KEY.length;
     while (data[i] === 0x20 || data[i] === 0x09) i++;
     if (data[i] === COLON) {
       i++;
       while (data[i] === 0x20 || data[i] === 0x09) i++;
       if (data[i] === 0x7b) return at;
     }
-    at = quotedAt(data, USAGE_KEY_TAIL, at + 1);
+    at = needleAt(data, USAGE_KEY, at + 1);
   }
   return -1;
 }
@@ -106,12 +106,10 @@ function hasUsageObject(data: Buffer): boolean {
 
 /** Where an `event: error` line first appears from `from` on, or -1. */
 function errorEventAt(data: Buffer, from: number): number {
-  let at = data.indexOf(EVENT_FIELD_TAIL, from + 1);
-  while (at !== -1) {
-    let i = at + EVENT_FIELD_TAIL.length;
+  for (let at = needleAt(data, EVENT_FIELD, from); at !== -1; at = needleAt(data, EVENT_FIELD, at + 1)) {
+    let i = at + EVENT_FIELD.length;
     if (data[i] === 0x20) i++;
-    if (data[at - 1] === LOWER_E && startsAt(data, ERROR_WORD, i)) return at - 1;
-    at = data.indexOf(EVENT_FIELD_TAIL, at + 1);
+    if (startsAt(data, ERROR_WORD, i)) return at;
   }
   return -1;
 }
@@ -121,8 +119,8 @@ function firstMarkAt(data: Buffer, from: number): number {
   let first = data.length;
   for (const at of [
     usageObjectAt(data, from),
-    errorKeyAt(data, from),
-    doneMarkAt(data, from),
+    needleAt(data, ERROR_KEY, from),
+    needleAt(data, DONE_MARK, from),
     errorEventAt(data, from),
   ]) {
     if (at !== -1 && at < first) first = at;
@@ -449,9 +447,9 @@ export class OpenAiStreamMeter {
       return 'emit';
     }
     const withUsage = hasUsageObject(data);
-    const withError = eventType === 'error' || errorKeyAt(data, 0) !== -1;
+    const withError = eventType === 'error' || needleAt(data, ERROR_KEY, 0) !== -1;
     if (!withUsage && !withError) {
-      this.retainEvent(data);
+      this.retainEvent(lines);
       return 'emit';
     }
     const chunk = parseJson(data);
@@ -471,16 +469,16 @@ export class OpenAiStreamMeter {
         this.retainedBytes = 0;
       }
     }
-    this.retainEvent(data);
+    this.retainEvent(lines);
     if (!withUsage || !isRecord(chunk)) return 'emit';
     const usageOnly = isRecord(chunk.usage) && Array.isArray(chunk.choices) && chunk.choices.length === 0;
     return this.drop && usageOnly ? 'drop' : 'emit';
   }
 
-  /** Keeps the data of an event read line by line, unless its text will not be needed. */
-  private retainEvent(data: Buffer): void {
+  /** Keeps an event read line by line (its data lines), unless its text will not be needed. */
+  private retainEvent(dataLines: readonly Buffer[]): void {
     if (this.finalOutputSeen) return;
-    this.passOver(asEvent(data));
+    this.passOver(asEvent(dataLines));
   }
 
   private reduceRetained(): void {
@@ -494,15 +492,11 @@ export class OpenAiStreamMeter {
 
 const DATA_FIELD = Buffer.from('data: ');
 
-/** An event's data framed again as one event, as `eachEventData` reads it back. */
-function asEvent(data: Buffer): Buffer {
+/** An event's data lines framed again as one event, as `eachEventData` reads it back. */
+function asEvent(dataLines: readonly Buffer[]): Buffer {
   const parts: Buffer[] = [];
-  let at = 0;
-  for (let lf = data.indexOf(LF); lf !== -1; lf = data.indexOf(LF, at)) {
-    parts.push(DATA_FIELD, data.subarray(at, lf + 1));
-    at = lf + 1;
-  }
-  parts.push(DATA_FIELD, data.subarray(at), BLANK_LINE);
+  for (const line of dataLines) parts.push(DATA_FIELD, line, NEWLINE);
+  parts.push(NEWLINE);
   return Buffer.concat(parts);
 }
 
