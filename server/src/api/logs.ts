@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { LOG_ORDERABLE, type LogFilter, SELF_LOG_ORDERABLE } from '../db/queries/logs.js';
 import { type PageRequest, pageQuery, pageResult } from '../http/pagination.js';
 import type { RouteContext } from '../http/route.js';
+import type { Services } from '../services.js';
 import { audit } from './audit.js';
 import { presentLog, presentSelfLog } from './log-presenter.js';
 import { optionalInt, optionalText } from './validation.js';
@@ -78,7 +79,17 @@ function toFilter(q: Filters): LogFilter {
 type AdminList = PageRequest<(typeof LOG_ORDERABLE)[number]> & Filters;
 type SelfList = PageRequest<(typeof SELF_LOG_ORDERABLE)[number]> & Filters;
 
+/**
+ * The ledger writes consume rows in bulk, after the calls they log (SQLite: a staging table moved
+ * into `logs` every second; PostgreSQL and MySQL: the write batcher). A read of the log waits for
+ * what is already settled, so a call shows in the log as soon as its reply has been sent.
+ */
+function settledLogs(s: Pick<Services, 'relay'>): Promise<void> {
+  return s.relay.ledger.flush();
+}
+
 export async function listLogs({ s, query }: RouteContext<unknown, AdminList, unknown>) {
+  await settledLogs(s);
   const { rows, total } = await s.repos.logs.list(toFilter(query), query);
   const names = await s.repos.logs.channelNames(rows.map((r) => r.channel_id));
   return pageResult(
@@ -93,11 +104,13 @@ export async function listSelfLogs({ s, caller, query }: RouteContext<unknown, S
   const { log_type, start_timestamp, end_timestamp, model_name, token_name } = query;
   const filter = toFilter({ log_type, start_timestamp, end_timestamp, model_name, token_name });
   filter.userId = caller!.user.id;
+  await settledLogs(s);
   const { rows, total } = await s.repos.logs.list(filter, query);
   return pageResult(query, rows.map(presentSelfLog), total);
 }
 
 export async function logStat({ s, query }: RouteContext<unknown, Filters, unknown>) {
+  await settledLogs(s);
   return { quota: await s.repos.logs.sumConsumeQuota(toFilter(query)) };
 }
 
@@ -105,6 +118,7 @@ export async function selfLogStat({ s, caller, query }: RouteContext<unknown, Fi
   const { start_timestamp, end_timestamp, model_name, token_name } = query;
   const filter = toFilter({ start_timestamp, end_timestamp, model_name, token_name });
   filter.userId = caller!.user.id;
+  await settledLogs(s);
   return { quota: await s.repos.logs.sumConsumeQuota(filter) };
 }
 
@@ -115,6 +129,7 @@ export async function deleteLogs({
   ip,
   query,
 }: RouteContext<unknown, { target_timestamp: number }, unknown>) {
+  await settledLogs(s);
   const deleted = await s.repos.logs.deleteConsumeBefore(query.target_timestamp);
   await audit(
     s,

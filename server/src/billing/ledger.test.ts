@@ -152,8 +152,11 @@ for (const { target, store } of variants) {
             .executeTakeFirstOrThrow()
         ).used_quota,
       );
-    const logsOf = (userId: number) =>
-      d.db.selectFrom('logs').selectAll().where('user_id', '=', userId).orderBy('id').execute();
+    // A settled call's row is in `logs` once the ledger flushed (the SQLite thread publishes in bulk).
+    const logsOf = async (userId: number) => {
+      await ledger.flush();
+      return d.db.selectFrom('logs').selectAll().where('user_id', '=', userId).orderBy('id').execute();
+    };
     const logFor = (
       userId: number,
       tokenId: number,

@@ -64,7 +64,7 @@ export interface LedgerStore {
   settle(held: HeldQuota, finalQuota: number, log: ConsumeLog, recordLog: boolean): Promise<SettledAmounts>;
   /** Gives the whole reserve back. */
   release(held: HeldQuota): Promise<void>;
-  /** Resolves when everything submitted before the call is committed. */
+  /** Resolves when everything submitted before the call is committed, its log rows in `logs`. */
   flush(): Promise<void>;
   /** Refuses new work and drains what was submitted (graceful shutdown). */
   close(): Promise<void>;
@@ -174,7 +174,7 @@ export class Ledger {
     );
   }
 
-  /** Resolves when every settlement and release started before the call is committed. */
+  /** Resolves when every settlement and release started before the call is committed, and logged. */
   flush(): Promise<void> {
     return this.store.flush();
   }

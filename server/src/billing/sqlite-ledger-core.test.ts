@@ -15,6 +15,7 @@ interface Opened {
   core: SqliteLedgerCore;
   /** A second connection, as the console would read. */
   read: SQLite.Database;
+  file: string;
 }
 
 const opened: { core: SqliteLedgerCore; read: SQLite.Database; db: TestDatabase }[] = [];
@@ -53,7 +54,7 @@ async function open(users: number[], tokens: { user: number; remain: number; unl
       )
       .run(c, `channel${c}`);
   }
-  const o: Opened = { core: new SqliteLedgerCore(openSqliteFile(file), status), read };
+  const o: Opened = { core: new SqliteLedgerCore(openSqliteFile(file), status), read, file };
   opened.push({ ...o, db });
   return o;
 }
@@ -132,6 +133,45 @@ function scenario(core: SqliteLedgerCore, seed: number, count: number): LedgerJo
 }
 
 describe('SqliteLedgerCore', () => {
+  it('commits log rows to the staging table with their settlement, and publishes them in order', async () => {
+    const o = await open([1000], [{ user: 1, remain: 0, unlimited: true }]);
+    const settle = (content: string, finalQuota: number, recordLog = true): LedgerJob => ({
+      kind: 'settle',
+      held: { userId: 1, tokenId: 1, tokenUnlimited: true, amount: 0 },
+      finalQuota,
+      recordLog,
+      log: logRow({ content }),
+    });
+    const staged = () => o.read.prepare('SELECT content, quota FROM logs_staging ORDER BY rowid').all();
+    const logs = () => o.read.prepare('SELECT content, quota FROM logs ORDER BY id').all();
+    o.core.runBatch([settle('a', 3), settle('unlogged', 4, false), settle('b', 5)]);
+    o.core.runBatch([settle('c', 6)]);
+    expect(o.core.stagedLogs).toBe(3);
+    expect(staged()).toEqual([
+      { content: 'a', quota: 3 },
+      { content: 'b', quota: 5 },
+      { content: 'c', quota: 6 },
+    ]);
+    expect(logs()).toEqual([]);
+    // The balance moved with the staged rows, before any publishing.
+    expect(o.read.prepare('SELECT used_quota FROM users WHERE id = 1').pluck().get()).toBe(18);
+
+    // Rows another connection staged are taken along, in the order they were committed.
+    const other = new SqliteLedgerCore(openSqliteFile(o.file), status);
+    other.runBatch([settle('d', 7)]);
+    other.close();
+    expect(o.core.publishLogs()).toBe(4);
+    expect(o.core.stagedLogs).toBe(0);
+    expect(staged()).toEqual([]);
+    expect(logs()).toEqual([
+      { content: 'a', quota: 3 },
+      { content: 'b', quota: 5 },
+      { content: 'c', quota: 6 },
+      { content: 'd', quota: 7 },
+    ]);
+    expect(o.core.publishLogs()).toBe(0);
+  });
+
   it('lands a batch with many settlements of the same users and tokens exactly as one by one', async () => {
     const grouped = await open(USERS, TOKENS);
     const single = await open(USERS, TOKENS);
@@ -146,7 +186,11 @@ describe('SqliteLedgerCore', () => {
     const resultsA = [];
     for (let i = 0; i < jobsA.length; i += 60)
       resultsA.push(...grouped.core.runBatch(jobsA.slice(i, i + 60)));
-    const resultsB = jobsB.flatMap((job) => single.core.runBatch([job]));
+    // Publishing between batches changes nothing but when the rows reach `logs`.
+    const resultsB = jobsB.flatMap((job, i) => {
+      if (i % 37 === 0) single.core.publishLogs();
+      return single.core.runBatch([job]);
+    });
     // A log row the table refuses sends a whole batch down the savepoint-per-job path.
     const bad: LedgerJob = {
       kind: 'settle',
@@ -164,6 +208,7 @@ describe('SqliteLedgerCore', () => {
     expect(resultsA).toEqual(resultsB);
     expect(resultsA).toEqual(resultsC);
 
+    for (const o of [grouped, single, isolated]) o.core.publishLogs();
     const a = snapshot(grouped.read);
     expect(a).toEqual(snapshot(single.read));
     expect(a).toEqual(snapshot(isolated.read));

@@ -9,14 +9,19 @@ import {
   type TokenStatusCodes,
 } from './sqlite-ledger-core.js';
 
-// The ledger thread: owns one SQLite connection, answers reserves at once and group-commits
-// settlements (one transaction every few milliseconds or every `maxBatch` jobs).
+// The ledger thread: owns one SQLite connection, answers reserves at once, group-commits
+// settlements (one transaction every few milliseconds or every `maxBatch` jobs) with their log rows
+// staged, and publishes the staged rows into `logs` in bulk (sqlite-ledger-core.ts).
 
 export interface LedgerWorkerData {
   file: string;
   busyTimeoutMs: number;
   intervalMs: number;
   maxBatch: number;
+  /** Staged log rows are published (moved into `logs`) once this many wait... */
+  publishRows: number;
+  /** ...or this long after the first of them was committed, or at a flush. */
+  publishIntervalMs: number;
   status: TokenStatusCodes;
 }
 
@@ -39,6 +44,7 @@ function serve(port: NonNullable<typeof parentPort>, data: LedgerWorkerData): vo
   const queue: { id: number; job: LedgerJob }[] = [];
   let reserves: { id: number; held: HeldQuota }[] = [];
   let timer: NodeJS.Timeout | undefined;
+  let publishTimer: NodeJS.Timeout | undefined;
   let closing = false;
   /** The longest a settlement of this turn already waited on the main thread (ms). */
   let waited = 0;
@@ -46,6 +52,26 @@ function serve(port: NonNullable<typeof parentPort>, data: LedgerWorkerData): vo
   const send = (): void => {
     const out = replies.take();
     if (out) port.postMessage(out);
+  };
+
+  /**
+   * Moves the staged log rows into `logs`. On failure (the write lock stayed busy) they stay staged,
+   * committed, and the next attempt takes them; `strict` hands the failure to the caller instead.
+   */
+  const publish = (strict = false): void => {
+    if (publishTimer) clearTimeout(publishTimer);
+    publishTimer = undefined;
+    try {
+      core.publishLogs();
+    } catch (err) {
+      if (!closing) publishTimer = setTimeout(publish, data.publishIntervalMs);
+      if (strict) throw err;
+    }
+  };
+
+  const publishWhenDue = (): void => {
+    if (core.stagedLogs >= data.publishRows) publish();
+    else if (core.stagedLogs > 0) publishTimer ??= setTimeout(publish, data.publishIntervalMs);
   };
 
   const runQueued = (): void => {
@@ -71,6 +97,7 @@ function serve(port: NonNullable<typeof parentPort>, data: LedgerWorkerData): vo
       }
       send();
     }
+    publishWhenDue();
   };
 
   /**
@@ -122,22 +149,32 @@ function serve(port: NonNullable<typeof parentPort>, data: LedgerWorkerData): vo
     release: (id, held) => {
       queue.push({ id, job: { kind: 'release', held } });
     },
+    // Everything submitted before a flush is committed and in `logs` when it is answered.
     flush: (id) => {
       runReserves();
       runQueued();
-      replies.answered(id, null);
+      try {
+        publish(true);
+        replies.answered(id, null);
+      } catch (err) {
+        replies.failed(id, failure(err));
+      }
     },
     close: (id) => {
       runReserves();
       runQueued();
+      closing = true;
+      publish();
       core.close();
       replies.answered(id, null);
-      closing = true;
     },
     waited: (ms) => {
       waited = Math.max(waited, ms);
     },
   };
+
+  // Rows an earlier thread or process committed to the staging table and never published.
+  publish();
 
   port.on('message', (first: WireRequests) => {
     // Everything the main thread posted meanwhile joins this turn: the busier the thread, the more

@@ -100,6 +100,7 @@ describe('the SQLite ledger thread', () => {
       },
       { kind: 'settle', held: held(10), finalQuota: 4, log: logRow(log('third')), recordLog: true },
     ]);
+    expect(core.publishLogs()).toBe(2);
     core.close();
     expect(results.map((r) => r.ok)).toEqual([true, false, true]);
     expect(results[2]).toEqual({ ok: true, value: { charged: 4, refunded: 6, shortfall: 0 } });
@@ -302,6 +303,64 @@ describe('the SQLite ledger thread', () => {
       const released = [ledger.release(held(6)), ledger.release(held(1))];
       await ledger.flush();
       await Promise.all(released);
+    } finally {
+      await ledger.close();
+    }
+  });
+
+  const published = (content: string) =>
+    d.db
+      .selectFrom('logs')
+      .select('quota')
+      .where('content', '=', content)
+      .execute()
+      .then((rows) => rows.map((r) => Number(r.quota)));
+  /** Polls until `read` returns `want` (the thread publishes on its own schedule) or 5 s pass. */
+  const eventually = async <T>(read: () => Promise<T>, want: T): Promise<T> => {
+    let last = await read();
+    for (let i = 0; i < 100 && JSON.stringify(last) !== JSON.stringify(want); i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      last = await read();
+    }
+    return last;
+  };
+
+  it('publishes the staged log rows on its own once publishRows of them wait', async () => {
+    const ledger = new SqliteWorkerLedger(d.sqliteFile!, { publishRows: 3, publishIntervalMs: 600_000 });
+    try {
+      const settles = [1, 2, 3].map((q) => ledger.settle(held(0), q, log('three staged'), true));
+      await Promise.all(settles);
+      expect(await eventually(() => published('three staged'), [1, 2, 3])).toEqual([1, 2, 3]);
+    } finally {
+      await ledger.close();
+    }
+  });
+
+  it('publishes a staged log row on its own once publishIntervalMs has passed', async () => {
+    const ledger = new SqliteWorkerLedger(d.sqliteFile!, { publishRows: 1000, publishIntervalMs: 100 });
+    try {
+      await ledger.settle(held(0), 4, log('one staged'), true);
+      expect(await eventually(() => published('one staged'), [4])).toEqual([4]);
+    } finally {
+      await ledger.close();
+    }
+  });
+
+  it('publishes at its first flush the rows an earlier process left staged', async () => {
+    // A settlement committed by a process that died before publishing it.
+    const core = new SqliteLedgerCore(openSqliteFile(d.sqliteFile!), {
+      enabled: TokenStatus.Enabled,
+      exhausted: TokenStatus.Exhausted,
+    });
+    core.runBatch([
+      { kind: 'settle', held: held(0), finalQuota: 9, log: logRow(log('left staged')), recordLog: true },
+    ]);
+    core.close();
+    expect(await published('left staged')).toEqual([]);
+    const ledger = new SqliteWorkerLedger(d.sqliteFile!);
+    try {
+      await ledger.flush();
+      expect(await published('left staged')).toEqual([9]);
     } finally {
       await ledger.close();
     }

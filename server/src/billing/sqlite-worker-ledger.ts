@@ -20,6 +20,13 @@ export interface SqliteWorkerLedgerOptions {
   /** Settlements submitted and not yet committed before new reserves wait. Default 10 000. */
   capacity?: number;
   /**
+   * Log rows are committed with their settlement to an unindexed staging table and published into
+   * `logs` in bulk: once this many wait (default 2048), a second after the first (`publishIntervalMs`),
+   * or at a flush, which the consume log's readers call first.
+   */
+  publishRows?: number;
+  publishIntervalMs?: number;
+  /**
    * Whether a reserve made while no other request holds quota runs on this thread (default true for
    * a file). Off, every reserve goes through the worker.
    */
@@ -112,6 +119,8 @@ export class SqliteWorkerLedger implements LedgerStore {
       busyTimeoutMs: options.busyTimeoutMs ?? 5000,
       intervalMs: options.intervalMs ?? 2,
       maxBatch: options.maxBatch ?? 512,
+      publishRows: options.publishRows ?? 2048,
+      publishIntervalMs: options.publishIntervalMs ?? 1000,
       status: { enabled: TokenStatus.Enabled, exhausted: TokenStatus.Exhausted },
     };
     this.inlineWhenQuiet = (options.inlineWhenQuiet ?? true) && file !== ':memory:';
@@ -180,8 +189,9 @@ export class SqliteWorkerLedger implements LedgerStore {
   }
 
   async flush(): Promise<void> {
-    // Settlements may still wait in the outbox while no thread runs (one died): they go too.
-    if (!this.worker && this.outbox.empty) return;
+    if (this.closed && !this.worker && this.outbox.empty) return;
+    // Settlements may still wait in the outbox while no thread runs (one died): they go too. With no
+    // thread yet, one starts: it publishes log rows an earlier process left staged.
     await this.call((id) => this.outbox.flush(id), true);
   }
 

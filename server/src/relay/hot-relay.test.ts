@@ -186,6 +186,25 @@ describe('relay hot path', () => {
     expect(inSubnet.status).toBe(200);
   });
 
+  it("shows a call in the caller's log and log total as soon as its reply has been read", async () => {
+    await settled(t);
+    const read = async (url: string) => {
+      const res = await t.call({ method: 'GET', url, headers: { cookie: userCookie } });
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json().data;
+    };
+    const before = {
+      count: (await read('/api/log/self/')).total_count,
+      quota: (await read('/api/log/self/stat')).quota,
+    };
+    const a = await send('/v1/chat/completions', chat(), { authorization: `Bearer ${key}` });
+    expect(a.status).toBe(200);
+    // No wait for the ledger here: the log's readers see what is settled (its rows are published
+    // into the log in bulk, every second on SQLite).
+    expect((await read('/api/log/self/')).total_count).toBe(before.count + 1);
+    expect((await read('/api/log/self/stat')).quota).toBeGreaterThan(before.quota);
+  });
+
   it('leaves other methods, unknown paths and multipart uploads to Fastify', async () => {
     const options = await request(`${origin}/v1/chat/completions`, {
       method: 'OPTIONS',

@@ -49,7 +49,11 @@ for (const target of engineTargets()) {
       const a = createDb(testDb.url);
       try {
         // Exactly one node applied the migration; the other found it done.
-        expect([...ranA, ...ranB].sort()).toEqual(['0001_initial', '0002_reserve_function']);
+        expect([...ranA, ...ranB].sort()).toEqual([
+          '0001_initial',
+          '0002_reserve_function',
+          '0003_logs_staging',
+        ]);
         expect(await migrateToLatest(a.db, a.dialect)).toEqual([]);
         // PostgreSQL's introspection lists every schema on the server, other test files' too.
         const own =
@@ -60,7 +64,9 @@ for (const target of engineTargets()) {
           .filter((t) => own === undefined || t.schema === own)
           .map((t) => t.name)
           .filter((n) => !n.startsWith('kysely_'));
-        expect(tables.sort()).toEqual(EXPECTED_TABLES);
+        expect(tables.sort()).toEqual(
+          target.engine === 'sqlite' ? [...EXPECTED_TABLES, 'logs_staging'].sort() : EXPECTED_TABLES,
+        );
         // Reserved words as column names work through the query builder on every engine.
         await a.db
           .insertInto('user_groups')
@@ -77,6 +83,30 @@ for (const target of engineTargets()) {
         await a.close();
       }
     });
+
+    it.skipIf(target.engine !== 'sqlite')(
+      'gives logs_staging the columns, types, defaults and NOT NULLs of logs, without the id',
+      async () => {
+        const testDb = await createTestDatabase(target);
+        made.push(testDb);
+        const a = createDb(testDb.url);
+        try {
+          await migrateToLatest(a.db, a.dialect);
+          const columns = async (table: string) =>
+            (
+              await sql<{ name: string; type: string; notnull: number; dflt_value: string | null }>`
+                select name, type, "notnull", dflt_value from pragma_table_info(${table}) order by cid`.execute(
+                a.db,
+              )
+            ).rows;
+          const logs = await columns('logs');
+          expect(logs[0]?.name).toBe('id');
+          expect(await columns('logs_staging')).toEqual(logs.slice(1));
+        } finally {
+          await a.close();
+        }
+      },
+    );
   });
   if (target.skipReason) console.log(target.skipReason);
 }
