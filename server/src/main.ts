@@ -46,6 +46,7 @@ import { ZhipuTokenCache } from './providers/zhipu/token.js';
 import { ChannelAccessCache } from './relay/channel-access-cache.js';
 import { ChannelTestRun } from './relay/channel-tester.js';
 import { channelAccess } from './relay/channel-transports.js';
+import { InFlight } from './relay/in-flight.js';
 import { RelayTables } from './relay/relay-tables.js';
 import {
   type ChannelHealth,
@@ -193,14 +194,14 @@ export async function composeServices(
       bucket,
       access: new ChannelAccessCache((channel) => channelAccess(services, channel)),
       upstream,
-      pending: new Set<Promise<unknown>>(),
+      pending: new InFlight(),
       testRun: new ChannelTestRun(() => services),
       vertexTokens: new VertexTokenCache(),
       zhipuTokens: new ZhipuTokenCache(),
     };
     closers.push(async () => {
       await relay.testRun.settled();
-      await Promise.allSettled([...relay.pending]);
+      await relay.pending.idle();
     });
 
     const statisticsRollup = new StatisticsRollup(repos.statistics, clock, (err) =>

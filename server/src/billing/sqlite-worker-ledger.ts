@@ -3,6 +3,7 @@ import { TokenStatus } from '@switchyard/domain';
 import { openSqliteFile } from '../db/sqlite-file.js';
 import type { ConsumeLog, LedgerStore, ReserveRefusal } from './ledger.js';
 import { type ReplyVisitor, RequestWriter, readReplies, type WireReplies } from './ledger-wire.js';
+import { PendingCalls } from './pending-calls.js';
 import { type HeldQuota, type SettledAmounts, SqliteLedgerCore } from './sqlite-ledger-core.js';
 import type { LedgerWorkerData } from './sqlite-ledger-worker.js';
 
@@ -42,6 +43,7 @@ export interface SqliteWorkerLedgerOptions {
 type CallKind = 'reserve' | 'job' | 'control';
 
 interface Pending {
+  id: number;
   resolve: (value: unknown) => void;
   reject: (err: Error) => void;
   kind: CallKind;
@@ -65,7 +67,7 @@ export class LedgerWorkerError extends Error {
 export class SqliteWorkerLedger implements LedgerStore {
   private worker: Worker | undefined;
   private nextId = 1;
-  private readonly pending = new Map<number, Pending>();
+  private readonly pending = new PendingCalls<Pending>();
   private unsettled = 0;
   /** Of those, the ones still in the outbox: the rest are with the worker, which may be writing them. */
   private jobsQueued = 0;
@@ -83,17 +85,15 @@ export class SqliteWorkerLedger implements LedgerStore {
   private jobsSince: number | undefined;
   private readonly replies: ReplyVisitor = {
     resolve: (id, value) => {
-      const waiter = this.pending.get(id);
+      const waiter = this.pending.take(id);
       if (!waiter) return;
-      this.pending.delete(id);
       // A reserve's value is its refusal, or null when the quota is held.
       this.answered(waiter, value === null);
       waiter.resolve(value);
     },
     reject: (id, error) => {
-      const waiter = this.pending.get(id);
+      const waiter = this.pending.take(id);
       if (!waiter) return;
-      this.pending.delete(id);
       this.answered(waiter, false);
       waiter.reject(new LedgerWorkerError(error.message, error.code));
     },
@@ -244,7 +244,7 @@ export class SqliteWorkerLedger implements LedgerStore {
       } else if (kind === 'reserve') {
         this.reservesPosted++;
       }
-      this.pending.set(id, { resolve, reject, kind });
+      this.pending.add({ id, resolve, reject, kind });
       if (urgent) {
         if (!this.postSoon) {
           this.postSoon = true;
@@ -295,8 +295,7 @@ export class SqliteWorkerLedger implements LedgerStore {
     if (this.worker !== worker) return;
     this.worker = undefined;
     this.options.onError?.(message);
-    const waiting = [...this.pending.values()];
-    this.pending.clear();
+    const waiting = this.pending.takeAll();
     this.jobsQueued = 0;
     for (const w of waiting) {
       this.answered(w, false);

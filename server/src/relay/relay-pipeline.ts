@@ -588,6 +588,5 @@ function settle(s: Services, x: SettleInput): void {
     x.log.error({ err }, 'settlement failed; releasing the reserve');
     await s.relay.ledger.release(x.reservation).catch(() => {});
   });
-  s.relay.pending.add(work);
-  void work.finally(() => s.relay.pending.delete(work));
+  s.relay.pending.track(work);
 }

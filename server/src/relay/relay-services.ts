@@ -6,6 +6,7 @@ import type { VertexTokenCache } from '../providers/vertex/access-token.js';
 import type { ZhipuTokenCache } from '../providers/zhipu/token.js';
 import type { ChannelAccessCache } from './channel-access-cache.js';
 import type { ChannelTestRun } from './channel-tester.js';
+import type { InFlight } from './in-flight.js';
 import type { RelayTables } from './relay-tables.js';
 import type { ChannelHealth } from './routing/channel-health.js';
 import type { ChannelSelector } from './routing/channel-selector.js';
@@ -25,7 +26,7 @@ export interface RelayServices {
   /** Keep-alive connection pools to the upstreams, one per origin. */
   upstream: Dispatcher;
   /** Settlements started and not yet committed; graceful shutdown and tests wait on these. */
-  pending: Set<Promise<unknown>>;
+  pending: InFlight;
   /** The background "test all channels" run (one at a time per process). */
   testRun: ChannelTestRun;
   /** Vertex AI access tokens per service account (exchanged once, refreshed before expiry). */

@@ -38,7 +38,7 @@ export async function createToken(
 /** Waits until every settlement started by the relay has committed. */
 export async function settled(t: TestApp): Promise<void> {
   for (let i = 0; i < 100; i++) {
-    await Promise.allSettled([...t.s.relay.pending]);
+    await t.s.relay.pending.idle();
     await t.s.relay.ledger.flush();
     if (t.s.relay.pending.size === 0) return;
   }
