@@ -159,7 +159,8 @@ export function replyHeaders(reply: RelayReply, contentType: string): Record<str
 
 /** A streamed reply seen from the pipeline: bytes in, the client's bytes out, usage read on the way. */
 export interface ReplyStream {
-  write(chunk: Buffer): Buffer;
+  /** The client's bytes for an upstream chunk: one Buffer, or pieces to send in order. */
+  write(chunk: Buffer): Buffer | Buffer[];
   /** The upstream ended; `fallbackUsage` is the gateway's count when the upstream reported none. */
   end(fallbackUsage: Usage | null): Buffer;
   /** The bytes that tell the client the stream broke off. */
@@ -238,7 +239,13 @@ export async function relayEventStream(
           res.cork();
           setImmediate(uncork);
         }
-        if (!res.write(out)) body.pause();
+        let room = true;
+        if (Array.isArray(out)) {
+          for (const piece of out) if (!res.write(piece)) room = false;
+        } else {
+          room = res.write(out);
+        }
+        if (!room) body.pause();
       },
     });
     let fallback: Usage | null = null;

@@ -51,11 +51,9 @@ describe('reframed', () => {
     };
     const s = reframed(geminiPassthrough(), lines);
     const docs = [event('a'), event('b', true)].map((e) => e.slice('data: '.length).trim()).join('\n');
-    const out = Buffer.concat([
-      s.write(Buffer.from(docs.slice(0, 30))),
-      s.write(Buffer.from(docs.slice(30))),
-      s.end(null),
-    ]);
+    const out = Buffer.concat(
+      [s.write(Buffer.from(docs.slice(0, 30))), s.write(Buffer.from(docs.slice(30))), s.end(null)].flat(),
+    );
     expect(out.toString('utf8')).toBe(
       docs
         .split('\n')

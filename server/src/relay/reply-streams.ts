@@ -14,6 +14,11 @@ import type { ReplyStream } from './relay-pipeline.js';
 
 const EMPTY = Buffer.alloc(0);
 
+/** A reply stream's output as one Buffer, for a reader that needs it whole. */
+function joined(bytes: Buffer | Buffer[]): Buffer {
+  return Array.isArray(bytes) ? Buffer.concat(bytes) : bytes;
+}
+
 /** Whether an OpenAI chat/completions body asks for the usage chunk. */
 export function clientWantsUsage(body: Record<string, unknown>): boolean {
   const o = body.stream_options;
@@ -136,7 +141,7 @@ export class GeminiArrayFraming implements ReplyStream {
   }
 
   write(chunk: Buffer): Buffer {
-    return this.frame(this.reader.push(this.inner.write(chunk)));
+    return this.frame(this.reader.push(joined(this.inner.write(chunk))));
   }
 
   end(fallback: Usage | null): Buffer {
@@ -185,7 +190,7 @@ export function reframed(inner: ReplyStream, reframer: StreamReframer): ReplyStr
     },
     end(fallback) {
       const sse = reframer.end();
-      const a = sse.length ? inner.write(sse) : EMPTY;
+      const a = sse.length ? joined(inner.write(sse)) : EMPTY;
       const b = inner.end(fallback);
       return a.length && b.length ? Buffer.concat([a, b]) : a.length ? a : b;
     },

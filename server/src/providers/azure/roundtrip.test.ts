@@ -40,7 +40,7 @@ describe('Azure adapter against the fake', () => {
     const res = await send(r);
     const meter = new OpenAiStreamMeter({ dropUsageChunk: r.dropUsageChunk });
     const client: Buffer[] = [];
-    for await (const chunk of res.body) client.push(meter.write(chunk as Buffer));
+    for await (const chunk of res.body) client.push(...[meter.write(chunk as Buffer)].flat());
     client.push(meter.end());
     expect(meter.done).toBe(true);
     expect(meter.usage).toMatchObject({ inputTokens: 12, outputTokens: 6 });

@@ -44,8 +44,7 @@ function run(meter: OpenAiStreamMeter, bytes: Buffer, cuts: number[]): Buffer {
   let prev = 0;
   for (const cut of [...cuts, bytes.length]) {
     const piece = bytes.subarray(prev, cut);
-    const forwarded = meter.write(piece);
-    out.push(forwarded);
+    out.push(...[meter.write(piece)].flat());
     prev = cut;
   }
   out.push(meter.end());
@@ -348,10 +347,23 @@ describe('OpenAiStreamMeter: dropping the usage chunk', () => {
     expect(run(meter, bytes, [cut]).toString()).toBe(text.replace(usageEvent, ''));
   });
 
+  it('leaves the event out of a whole stream in one chunk without copying the chunk', () => {
+    const { text, usageEvent } = openAiStream('\n');
+    const bytes = Buffer.from(text);
+    const meter = new OpenAiStreamMeter({ dropUsageChunk: true });
+    const out = meter.write(bytes);
+    expect(Array.isArray(out)).toBe(true);
+    const pieces = out as Buffer[];
+    // The event's neighbours come back as views of the chunk, each line's run joined into one.
+    expect(pieces.map((p) => p.toString())).toEqual(text.split(usageEvent));
+    for (const p of pieces) expect(p.buffer).toBe(bytes.buffer);
+    expect(meter.end().length).toBe(0);
+  });
+
   it('keeps usage that rides on a chunk with choices, and forwards an unterminated tail', () => {
     const withChoices = `data: ${chunk(delta({ content: 'x' }, 'stop'), USAGE)}\n\ndata: [DONE]`;
     const meter = new OpenAiStreamMeter({ dropUsageChunk: true });
-    const out = Buffer.concat([meter.write(Buffer.from(withChoices)), meter.end()]);
+    const out = Buffer.concat([meter.write(Buffer.from(withChoices)), meter.end()].flat());
     expect(out.toString()).toBe(withChoices);
     expect(meter.droppedUsageChunk).toBe(false);
     expect(meter.usage?.outputTokens).toBe(10);

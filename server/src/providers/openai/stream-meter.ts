@@ -311,9 +311,11 @@ export class OpenAiStreamMeter {
 
   /**
    * Reads a chunk and returns the bytes for the client: the same Buffer when nothing is left out,
-   * otherwise the chunk's bytes minus the usage-only event (held back until its event is complete).
+   * otherwise the chunk's bytes minus the usage-only event (held back until its event is complete),
+   * as one Buffer or as the pieces around the event, in order. Pieces are not joined: that would
+   * copy the whole chunk (a fast upstream's whole stream) for the sake of leaving out one event.
    */
-  write(chunk: Buffer): Buffer {
+  write(chunk: Buffer): Buffer | Buffer[] {
     if (chunk.length === 0) return chunk;
     const out: Buffer[] = [];
     let pos = 0;
@@ -322,7 +324,8 @@ export class OpenAiStreamMeter {
       this.pendingCr = null;
       if (chunk[0] === LF) {
         pos = 1;
-        if (this.drop && owner !== 'dropped') (owner === 'held' ? this.held : out).push(chunk.subarray(0, 1));
+        if (this.drop && owner !== 'dropped')
+          appendPiece(owner === 'held' ? this.held : out, chunk.subarray(0, 1));
       }
     }
     let lf = -2;
@@ -333,7 +336,7 @@ export class OpenAiStreamMeter {
         if (runEnd > pos) {
           const run = chunk.subarray(pos, runEnd);
           this.passOver(run);
-          if (this.drop) out.push(run);
+          if (this.drop) appendPiece(out, run);
           pos = runEnd;
           continue;
         }
@@ -344,7 +347,7 @@ export class OpenAiStreamMeter {
       if (term === -1) {
         const rest = chunk.subarray(pos);
         this.carry = this.carry ? Buffer.concat([this.carry, rest]) : Buffer.from(rest);
-        if (this.drop) this.held.push(rest);
+        if (this.drop) appendPiece(this.held, rest);
         break;
       }
       let end = term + 1;
@@ -359,10 +362,10 @@ export class OpenAiStreamMeter {
       const piece = chunk.subarray(pos, term);
       const line = this.carry ? Buffer.concat([this.carry, piece]) : piece;
       this.carry = null;
-      if (this.drop) this.held.push(chunk.subarray(pos, end));
+      if (this.drop) appendPiece(this.held, chunk.subarray(pos, end));
       const decision = this.line(line);
       if (decision !== null && this.drop) {
-        if (decision === 'emit') out.push(...this.held);
+        if (decision === 'emit') for (const piece of this.held) appendPiece(out, piece);
         else this.droppedUsageChunk = true;
         this.held = [];
       }
@@ -371,7 +374,7 @@ export class OpenAiStreamMeter {
     }
     if (!this.drop) return chunk;
     if (out.length === 0) return EMPTY;
-    return out.length === 1 && out[0] ? out[0] : Buffer.concat(out);
+    return out.length === 1 && out[0] ? out[0] : out;
   }
 
   /** Nothing of an event is pending: the next byte starts a line of a new event. */
@@ -488,6 +491,16 @@ export class OpenAiStreamMeter {
     this.retainedRuns.clear();
     this.retainedBytes = 0;
   }
+}
+
+/** Adds `piece` to `list`, extending the last piece instead when `piece` follows it in memory. */
+function appendPiece(list: Buffer[], piece: Buffer): void {
+  const last = list[list.length - 1];
+  if (last && last.buffer === piece.buffer && last.byteOffset + last.length === piece.byteOffset) {
+    list[list.length - 1] = Buffer.from(last.buffer, last.byteOffset, last.length + piece.length);
+    return;
+  }
+  list.push(piece);
 }
 
 const DATA_FIELD = Buffer.from('data: ');

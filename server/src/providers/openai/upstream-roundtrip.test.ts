@@ -46,7 +46,7 @@ async function relayStream(req: UpstreamRequest) {
   try {
     for await (const chunk of res.body) {
       upstream.push(chunk as Buffer);
-      client.push(meter.write(chunk as Buffer));
+      client.push(...[meter.write(chunk as Buffer)].flat());
     }
   } catch (err) {
     failure = err;
