@@ -186,6 +186,36 @@ describe('relay hot path', () => {
     expect(inSubnet.status).toBe(200);
   });
 
+  it("applies a key's edited model list and subnets from its next call on", async () => {
+    const tok = await createToken(t, userCookie, { models: ['other-model'] });
+    const call = () => send('/v1/chat/completions', chat(), { authorization: `Bearer ${tok.key}` });
+    const edit = async (fields: Record<string, unknown>) => {
+      const res = await t.call({
+        method: 'PUT',
+        url: '/api/token/',
+        headers: { cookie: userCookie },
+        payload: {
+          id: tok.id,
+          name: 'test',
+          expired_time: -1,
+          remain_quota: 0,
+          unlimited_quota: true,
+          ...fields,
+        },
+      });
+      expect(res.statusCode, res.body).toBe(200);
+    };
+    const refused = await call();
+    expect(refused.status).toBe(403);
+    expect(JSON.parse(refused.body).error.message).toContain('hot-chat');
+    await edit({ models: ['hot-chat'], subnet: '10.9.0.0/16' });
+    const outside = await call();
+    expect(outside.status).toBe(403);
+    expect(JSON.parse(outside.body).error.message).toContain('127.0.0.1');
+    await edit({ models: ['hot-chat'], subnet: '10.9.0.0/16, 127.0.0.0/8' });
+    expect((await call()).status).toBe(200);
+  });
+
   it("shows a call in the caller's log and log total as soon as its reply has been read", async () => {
     await settled(t);
     const read = async (url: string) => {

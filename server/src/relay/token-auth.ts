@@ -34,6 +34,12 @@ export class RelayAuthenticator {
   private readonly users = new Map<number, Cached<UserRow>>();
   /** Key -> its HMAC: the mapping never changes, and the HMAC costs more than the rest of the check. */
   private readonly hashes = new Map<string, string>();
+  /**
+   * A cached token row's model list and subnets, parsed once per row read rather than per request;
+   * a row read again (TTL, change) is a new object and is parsed anew.
+   */
+  private readonly modelLists = new WeakMap<TokenRow, ReadonlySet<string> | undefined>();
+  private readonly subnets = new WeakMap<TokenRow, (ip: string) => boolean>();
 
   constructor(
     private readonly repos: Pick<Repos, 'tokens' | 'users'>,
@@ -66,7 +72,7 @@ export class RelayAuthenticator {
       throw relayErrors.tokenExhausted();
     }
     if (token.status !== TokenStatus.Enabled) throw relayErrors.tokenDisabled();
-    if (token.subnet.trim() && !ipAllowed(token.subnet, ip)) throw relayErrors.ipNotAllowed(ip);
+    if (token.subnet.trim() && !this.subnetOf(token)(ip)) throw relayErrors.ipNotAllowed(ip);
 
     const user = await this.user(token.user_id);
     if (!user || user.status !== UserStatus.Enabled) throw relayErrors.userDisabled();
@@ -80,10 +86,26 @@ export class RelayAuthenticator {
       token,
       user,
       group,
-      allowedModels: parseModelList(token.models),
+      allowedModels: this.modelsOf(token),
       pinChannelId: key.pinChannelId,
       excludeChannelId: key.excludeChannelId,
     };
+  }
+
+  private modelsOf(token: TokenRow): ReadonlySet<string> | undefined {
+    if (this.modelLists.has(token)) return this.modelLists.get(token);
+    const models = parseModelList(token.models);
+    this.modelLists.set(token, models);
+    return models;
+  }
+
+  private subnetOf(token: TokenRow): (ip: string) => boolean {
+    let allows = this.subnets.get(token);
+    if (!allows) {
+      allows = subnetMatcher(token.subnet);
+      this.subnets.set(token, allows);
+    }
+    return allows;
   }
 
   private hashOf(key: string): string {
@@ -129,11 +151,9 @@ function parseModelList(json: string | null): ReadonlySet<string> | undefined {
   return new Set();
 }
 
-/** True when `ip` is one of the comma-separated addresses or CIDR ranges. */
-export function ipAllowed(list: string, ip: string): boolean {
+/** The comma-separated addresses and CIDR ranges of `list`, read once, as a test of an address. */
+function subnetMatcher(list: string): (ip: string) => boolean {
   const blocks = new BlockList();
-  const plain = ip.startsWith('::ffff:') && isIP(ip.slice(7)) === 4 ? ip.slice(7) : ip;
-  const family = isIP(plain) === 6 ? 'ipv6' : 'ipv4';
   for (const entry of list
     .split(',')
     .map((s) => s.trim())
@@ -144,5 +164,8 @@ export function ipAllowed(list: string, ip: string): boolean {
     if (bits === undefined) blocks.addAddress(address, entryFamily);
     else blocks.addSubnet(address, Number(bits), entryFamily);
   }
-  return isIP(plain) !== 0 && blocks.check(plain, family);
+  return (ip) => {
+    const plain = ip.startsWith('::ffff:') && isIP(ip.slice(7)) === 4 ? ip.slice(7) : ip;
+    return isIP(plain) !== 0 && blocks.check(plain, isIP(plain) === 6 ? 'ipv6' : 'ipv4');
+  };
 }
