@@ -19,6 +19,12 @@ export interface RelayCaller {
   excludeChannelId: number | undefined;
 }
 
+/** What a key's token row limits it to; undefined = no limit. */
+interface KeyRestrictions {
+  models: ReadonlySet<string> | undefined;
+  allowsIp: ((ip: string) => boolean) | undefined;
+}
+
 interface Cached<T> {
   value: T | undefined;
   until: number;
@@ -38,8 +44,7 @@ export class RelayAuthenticator {
    * A cached token row's model list and subnets, parsed once per row read rather than per request;
    * a row read again (TTL, change) is a new object and is parsed anew.
    */
-  private readonly modelLists = new WeakMap<TokenRow, ReadonlySet<string> | undefined>();
-  private readonly subnets = new WeakMap<TokenRow, (ip: string) => boolean>();
+  private readonly restrictions = new WeakMap<TokenRow, KeyRestrictions>();
 
   constructor(
     private readonly repos: Pick<Repos, 'tokens' | 'users'>,
@@ -72,7 +77,8 @@ export class RelayAuthenticator {
       throw relayErrors.tokenExhausted();
     }
     if (token.status !== TokenStatus.Enabled) throw relayErrors.tokenDisabled();
-    if (token.subnet.trim() && !this.subnetOf(token)(ip)) throw relayErrors.ipNotAllowed(ip);
+    const restricted = this.restrictionsOf(token);
+    if (restricted.allowsIp && !restricted.allowsIp(ip)) throw relayErrors.ipNotAllowed(ip);
 
     const user = await this.user(token.user_id);
     if (!user || user.status !== UserStatus.Enabled) throw relayErrors.userDisabled();
@@ -86,26 +92,22 @@ export class RelayAuthenticator {
       token,
       user,
       group,
-      allowedModels: this.modelsOf(token),
+      allowedModels: restricted.models,
       pinChannelId: key.pinChannelId,
       excludeChannelId: key.excludeChannelId,
     };
   }
 
-  private modelsOf(token: TokenRow): ReadonlySet<string> | undefined {
-    if (this.modelLists.has(token)) return this.modelLists.get(token);
-    const models = parseModelList(token.models);
-    this.modelLists.set(token, models);
-    return models;
-  }
-
-  private subnetOf(token: TokenRow): (ip: string) => boolean {
-    let allows = this.subnets.get(token);
-    if (!allows) {
-      allows = subnetMatcher(token.subnet);
-      this.subnets.set(token, allows);
+  private restrictionsOf(token: TokenRow): KeyRestrictions {
+    let restricted = this.restrictions.get(token);
+    if (!restricted) {
+      restricted = {
+        models: parseModelList(token.models),
+        allowsIp: token.subnet.trim() ? subnetMatcher(token.subnet) : undefined,
+      };
+      this.restrictions.set(token, restricted);
     }
-    return allows;
+    return restricted;
   }
 
   private hashOf(key: string): string {
@@ -166,6 +168,7 @@ function subnetMatcher(list: string): (ip: string) => boolean {
   }
   return (ip) => {
     const plain = ip.startsWith('::ffff:') && isIP(ip.slice(7)) === 4 ? ip.slice(7) : ip;
-    return isIP(plain) !== 0 && blocks.check(plain, isIP(plain) === 6 ? 'ipv6' : 'ipv4');
+    const version = isIP(plain);
+    return version !== 0 && blocks.check(plain, version === 6 ? 'ipv6' : 'ipv4');
   };
 }

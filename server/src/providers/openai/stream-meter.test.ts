@@ -349,7 +349,9 @@ describe('OpenAiStreamMeter: dropping the usage chunk', () => {
 
   it('leaves the event out of a whole stream in one chunk without copying the chunk', () => {
     const { text, usageEvent } = openAiStream('\n');
-    const bytes = Buffer.from(text);
+    // Its own memory, not Buffer's shared pool, so a copy could not share it by chance.
+    const bytes = Buffer.alloc(Buffer.byteLength(text));
+    bytes.write(text);
     const meter = new OpenAiStreamMeter({ dropUsageChunk: true });
     const out = meter.write(bytes);
     expect(Array.isArray(out)).toBe(true);
