@@ -175,7 +175,11 @@ export async function composeServices(
     // through the group-commit writer.
     const ledger = new Ledger(
       database.sqliteFile
-        ? new SqliteWorkerLedger(database.sqliteFile, { onError: warn })
+        ? new SqliteWorkerLedger(database.sqliteFile, {
+            onError: warn,
+            writesElsewhere: database.sqliteWrites,
+            nowMs: clock.nowMs,
+          })
         : new KyselyLedgerStore(database, new WriteBatcher(database.db)),
     );
     // Drains pending settlements before the database closes (closers run in reverse order).

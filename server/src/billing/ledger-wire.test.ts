@@ -11,30 +11,24 @@ import {
 } from './ledger-wire.js';
 import type { HeldQuota } from './sqlite-ledger-core.js';
 
-type Seen =
-  | ['reserve' | 'release', number, HeldQuota]
-  | ['settle', number, HeldQuota, number, LogRow, boolean]
-  | ['flush' | 'close' | 'waited', number];
+type Seen = ['settle', number, HeldQuota, number, LogRow, boolean] | ['flush' | 'close', number];
 
 function recorder(): { seen: Seen[]; visit: RequestVisitor } {
   const seen: Seen[] = [];
   return {
     seen,
     visit: {
-      reserve: (id, held) => seen.push(['reserve', id, held]),
       settle: (id, held, finalQuota, log, recordLog) =>
         seen.push(['settle', id, held, finalQuota, log, recordLog]),
-      release: (id, held) => seen.push(['release', id, held]),
       flush: (id) => seen.push(['flush', id]),
       close: (id) => seen.push(['close', id]),
-      waited: (ms) => seen.push(['waited', ms]),
     },
   };
 }
 
 /** What the thread receives: a structured clone, as postMessage makes. */
-function post(writer: RequestWriter, waitedMs?: number): WireRequests {
-  const out = writer.take(waitedMs);
+function post(writer: RequestWriter): WireRequests {
+  const out = writer.take();
   if (!out) throw new Error('nothing written');
   return structuredClone(out);
 }
@@ -72,22 +66,17 @@ const unlimited: HeldQuota = { userId: 8, tokenId: 80, tokenUnlimited: true, amo
 describe('the ledger wire', () => {
   it('carries every kind of request, in order, with its values', () => {
     const writer = new RequestWriter();
-    writer.reserve(1, held);
     writer.settle(2, held, 1800, log(), true);
-    writer.release(3, unlimited);
     writer.settle(4, unlimited, 0, log({ username: 'bob' }), false);
     writer.flush(5);
     writer.close(6);
     const { seen, visit } = recorder();
-    new RequestReader().read(post(writer, 1.5), visit);
+    new RequestReader().read(post(writer), visit);
     expect(seen).toEqual([
-      ['reserve', 1, held],
       ['settle', 2, held, 1800, row(), true],
-      ['release', 3, unlimited],
       ['settle', 4, unlimited, 0, row({ username: 'bob' }), false],
       ['flush', 5],
       ['close', 6],
-      ['waited', 1.5],
     ]);
     expect(writer.take()).toBeUndefined();
   });
@@ -173,11 +162,16 @@ describe('the ledger wire', () => {
     expect(seen.map((s) => s[4])).toEqual([row(), row({ group: 'vip' })]);
   });
 
-  it('carries answers and failures back', () => {
+  it('carries balances, answers and failures back, in order', () => {
     const writer = new ReplyWriter();
-    writer.answered(1, null);
-    writer.answered(2, 'insufficient_user_quota');
-    writer.answered(3, 'insufficient_token_quota');
+    writer.balances({
+      users: new Map([
+        [7, 8800],
+        [8, 0],
+      ]),
+      tokens: new Map([[70, 1234]]),
+    });
+    writer.done(1);
     writer.job(4, { ok: true, value: { charged: 1200, refunded: 300, shortfall: 0 } });
     writer.job(5, { ok: false, error: { message: 'NOT NULL constraint failed', code: 'SQLITE_CONSTRAINT' } });
     writer.failed(6, { message: 'database is locked' });
@@ -186,12 +180,14 @@ describe('the ledger wire', () => {
     const visit: ReplyVisitor = {
       resolve: (id, value) => got.push([id, value]),
       reject: (id, error) => got.push([id, 'failed', error]),
+      balance: (kind, id, value) => got.push([kind, id, value]),
     };
     readReplies(structuredClone(out), visit);
     expect(got).toEqual([
+      ['user', 7, 8800],
+      ['user', 8, 0],
+      ['token', 70, 1234],
       [1, null],
-      [2, 'insufficient_user_quota'],
-      [3, 'insufficient_token_quota'],
       [4, { charged: 1200, refunded: 300, shortfall: 0 }],
       [5, 'failed', { message: 'NOT NULL constraint failed', code: 'SQLITE_CONSTRAINT' }],
       [6, 'failed', { message: 'database is locked' }],

@@ -1,5 +1,5 @@
 import { isTextColumn, LOG_COLUMNS, type LogRow, type LogValues } from './consume-log-row.js';
-import type { HeldQuota, JobResult, ReserveRefusal, SettledAmounts } from './sqlite-ledger-core.js';
+import type { BalanceRows, HeldQuota, JobResult, SettledAmounts } from './sqlite-ledger-core.js';
 
 // How the ledger's requests and answers cross the thread boundary (design §4 "Speed"). Structured
 // clone of objects writes and re-creates every key of every row. Here a batch is one flat array of
@@ -16,15 +16,11 @@ export type WireRequests = WireBatch;
 export type WireReplies = WireBatch;
 
 // Request kinds.
-const RESERVE = 1;
-const SETTLE = 2;
-const RELEASE = 3;
-const FLUSH = 4;
-const CLOSE = 5;
-/** How long, in ms, the oldest settlement or release of this batch waited before it was posted. */
-const WAITED = 6;
+const SETTLE = 1;
+const FLUSH = 2;
+const CLOSE = 3;
 /** Starts the dictionary over with the `count` strings that follow. */
-const DEFINE = 7;
+const DEFINE = 4;
 
 /**
  * The log columns sent with a settlement, all but `quota` (the ledger writes it), in the order
@@ -37,13 +33,9 @@ const SENT_COLUMNS = LOG_COLUMNS.map((column, index) => ({
 })).filter((c) => LOG_COLUMNS[c.index] !== 'quota');
 
 export interface RequestVisitor {
-  reserve(id: number, held: HeldQuota): void;
   settle(id: number, held: HeldQuota, finalQuota: number, log: LogRow, recordLog: boolean): void;
-  release(id: number, held: HeldQuota): void;
   flush(id: number): void;
   close(id: number): void;
-  /** The oldest settlement or release of the batch has waited `ms` on the sending side already. */
-  waited(ms: number): void;
 }
 
 export interface RequestWriterOptions {
@@ -66,11 +58,6 @@ export class RequestWriter {
 
   get empty(): boolean {
     return this.batch.length === 0;
-  }
-
-  reserve(id: number, held: HeldQuota): void {
-    this.begin();
-    this.batch.push(RESERVE, id, held.userId, held.tokenId, held.tokenUnlimited ? 1 : 0, held.amount);
   }
 
   settle(id: number, held: HeldQuota, finalQuota: number, log: LogValues, recordLog: boolean): void {
@@ -106,11 +93,6 @@ export class RequestWriter {
     );
   }
 
-  release(id: number, held: HeldQuota): void {
-    this.begin();
-    this.batch.push(RELEASE, id, held.userId, held.tokenId, held.tokenUnlimited ? 1 : 0, held.amount);
-  }
-
   flush(id: number): void {
     this.begin();
     this.batch.push(FLUSH, id);
@@ -122,7 +104,7 @@ export class RequestWriter {
   }
 
   /** The batch written since the last take; undefined when nothing was written. */
-  take(waitedMs?: number): WireRequests | undefined {
+  take(): WireRequests | undefined {
     if (this.batch.length === 0) return undefined;
     const batch = this.batch;
     this.batch = [];
@@ -131,7 +113,6 @@ export class RequestWriter {
       const known = [...this.dictionary.keys()].slice(0, this.known);
       batch.unshift(DEFINE, known.length, ...known);
     }
-    if (waitedMs !== undefined) batch.push(WAITED, waitedMs);
     return batch;
   }
 
@@ -186,15 +167,6 @@ export class RequestReader {
     while (i < batch.length) {
       const kind = batch[i] as number;
       switch (kind) {
-        case RESERVE:
-        case RELEASE: {
-          const id = batch[i + 1] as number;
-          const held = this.held(batch, i + 2);
-          i += 6;
-          if (kind === RESERVE) visit.reserve(id, held);
-          else visit.release(id, held);
-          break;
-        }
         case SETTLE: {
           const id = batch[i + 1] as number;
           const held = this.held(batch, i + 2);
@@ -221,10 +193,6 @@ export class RequestReader {
           visit.close(batch[i + 1] as number);
           i += 2;
           break;
-        case WAITED:
-          visit.waited(batch[i + 1] as number);
-          i += 2;
-          break;
         case DEFINE: {
           const count = batch[i + 1] as number;
           this.dictionary = batch.slice(i + 2, i + 2 + count) as string[];
@@ -249,33 +217,40 @@ export class RequestReader {
 
 // Answer outcomes.
 const DONE = 0;
-const REFUSED_USER = 1;
-const REFUSED_TOKEN = 2;
-const SETTLED = 3;
-const FAILED = 4;
+const SETTLED = 1;
+const FAILED = 2;
+/** A user's or a token's balance as a batch's commit left it: the id, then the balance. */
+const USER_BALANCE = 3;
+const TOKEN_BALANCE = 4;
 /** Each answer: id, outcome, then three values (the amounts, or a failure's message and code). */
 const STRIDE = 5;
 
 export interface ReplyVisitor {
-  resolve(id: number, value: ReserveRefusal | SettledAmounts | null): void;
+  /** A settlement's amounts, or null for a flush or close. */
+  resolve(id: number, value: SettledAmounts | null): void;
   reject(id: number, error: { message: string; code?: string }): void;
+  /** Comes before the answers of the batch whose commit left it. */
+  balance(kind: 'user' | 'token', id: number, value: number): void;
 }
 
 /** The thread's side of the answers. */
 export class ReplyWriter {
   private batch: WireReplies = [];
 
-  /** A reserve's answer, or a flush's or close's (null). */
-  answered(id: number, refusal: ReserveRefusal | null): void {
-    const outcome =
-      refusal === null ? DONE : refusal === 'insufficient_user_quota' ? REFUSED_USER : REFUSED_TOKEN;
-    this.batch.push(id, outcome, 0, 0, 0);
+  /** A flush's or close's answer. */
+  done(id: number): void {
+    this.batch.push(id, DONE, 0, 0, 0);
   }
 
   job(id: number, result: JobResult): void {
     if (result.ok)
       this.batch.push(id, SETTLED, result.value.charged, result.value.refunded, result.value.shortfall);
     else this.failed(id, result.error);
+  }
+
+  balances(rows: BalanceRows): void {
+    for (const [id, value] of rows.users) this.batch.push(id, USER_BALANCE, value, 0, 0);
+    for (const [id, value] of rows.tokens) this.batch.push(id, TOKEN_BALANCE, value, 0, 0);
   }
 
   failed(id: number, error: { message: string; code?: string }): void {
@@ -298,11 +273,11 @@ export function readReplies(batch: WireReplies, visit: ReplyVisitor): void {
       case DONE:
         visit.resolve(id, null);
         break;
-      case REFUSED_USER:
-        visit.resolve(id, 'insufficient_user_quota');
+      case USER_BALANCE:
+        visit.balance('user', id, batch[i + 2] as number);
         break;
-      case REFUSED_TOKEN:
-        visit.resolve(id, 'insufficient_token_quota');
+      case TOKEN_BALANCE:
+        visit.balance('token', id, batch[i + 2] as number);
         break;
       case SETTLED:
         visit.resolve(id, {

@@ -28,7 +28,7 @@ for (const { target, store } of variants) {
       await migrateToLatest(d.db, d.dialect);
       ledger = new Ledger(
         store === 'worker' && d.sqliteFile
-          ? new SqliteWorkerLedger(d.sqliteFile)
+          ? new SqliteWorkerLedger(d.sqliteFile, { writesElsewhere: d.sqliteWrites })
           : new KyselyLedgerStore(d, new WriteBatcher(d.db)),
       );
     });
@@ -181,6 +181,9 @@ for (const { target, store } of variants) {
       group: 'vip',
       metadata,
     });
+    // The SQLite store holds reserves in memory and writes only settlements; the others take a
+    // reserve from the balances in the database at once.
+    const heldInDb = store === 'kysely';
     const reserveOk = async (req: Parameters<Ledger['reserve']>[0]): Promise<Reservation> => {
       const r = await ledger.reserve(req);
       if (!r.ok) throw new Error(`reserve refused: ${r.reason}`);
@@ -191,8 +194,17 @@ for (const { target, store } of variants) {
       const u = await addUser(10_000);
       const t = await addToken(u, 3000);
       const r = await reserveOk({ userId: u, tokenId: t, tokenUnlimited: false, amount: 1200 });
-      expect(await user(u)).toEqual({ quota: 8800, used: 0, requests: 0 });
-      expect(await token(t)).toMatchObject({ remain: 1800, used: 0 });
+      expect(await user(u)).toEqual({ quota: heldInDb ? 8800 : 10_000, used: 0, requests: 0 });
+      expect(await token(t)).toMatchObject({ remain: heldInDb ? 1800 : 3000, used: 0 });
+      // Either way the hold counts: what is left is all another call can take.
+      expect(await ledger.reserve({ userId: u, tokenId: t, tokenUnlimited: true, amount: 8801 })).toEqual({
+        ok: false,
+        reason: 'insufficient_user_quota',
+      });
+      expect(await ledger.reserve({ userId: u, tokenId: t, tokenUnlimited: false, amount: 1801 })).toEqual({
+        ok: false,
+        reason: 'insufficient_token_quota',
+      });
       const released = await ledger.release(r);
       expect(released).toEqual({
         outcome: 'released',
@@ -218,7 +230,11 @@ for (const { target, store } of variants) {
       expect((await token(t)).remain).toBe(5000);
       // Exactly the balance is enough.
       await reserveOk({ userId: u, tokenId: t, tokenUnlimited: false, amount: 999 });
-      expect((await user(u)).quota).toBe(0);
+      expect((await user(u)).quota).toBe(heldInDb ? 0 : 999);
+      expect(await ledger.reserve({ userId: u, tokenId: t, tokenUnlimited: false, amount: 1 })).toEqual({
+        ok: false,
+        reason: 'insufficient_user_quota',
+      });
     });
 
     it('refuses when a limited token cannot cover the reserve, rolling the user back', async () => {
@@ -316,11 +332,16 @@ for (const { target, store } of variants) {
       const s = await ledger.settle(r, 600, logFor(u, t, 0));
       expect(s.shortfall).toBe(0);
       expect(await token(t)).toEqual({ remain: 0, used: 600, status: TokenStatus.Exhausted });
-      // A token that only reached zero through its reserve is left to the auth check.
+      // A token that reached zero through a reserve taken in the database is left to the auth check;
+      // with the reserve held in memory, the settlement's charge is what takes it to zero.
       const t2 = await addToken(u, 100);
       const r2 = await reserveOk({ userId: u, tokenId: t2, tokenUnlimited: false, amount: 100 });
       await ledger.settle(r2, 100, logFor(u, t2, 0));
-      expect(await token(t2)).toEqual({ remain: 0, used: 100, status: TokenStatus.Enabled });
+      expect(await token(t2)).toEqual({
+        remain: 0,
+        used: 100,
+        status: heldInDb ? TokenStatus.Enabled : TokenStatus.Exhausted,
+      });
     });
 
     it('leaves an unlimited token balance alone on reserve and settle', async () => {
@@ -421,7 +442,7 @@ for (const { target, store } of variants) {
       const k = results.filter((r) => r.ok).length;
       expect(k).toBe(Math.floor(10_000 / 130));
       expect(results.filter((r) => !r.ok && r.reason === 'insufficient_user_quota')).toHaveLength(200 - k);
-      expect((await user(u)).quota).toBe(10_000 - k * 130);
+      expect((await user(u)).quota).toBe(heldInDb ? 10_000 - k * 130 : 10_000);
     });
 
     it('never overdraws a limited token under 200 concurrent reserves, and rolls refused users back', async () => {
@@ -435,8 +456,8 @@ for (const { target, store } of variants) {
       const k = results.filter((r) => r.ok).length;
       expect(k).toBe(Math.floor(5000 / 130));
       expect(results.filter((r) => !r.ok && r.reason === 'insufficient_token_quota')).toHaveLength(200 - k);
-      expect((await token(t)).remain).toBe(5000 - k * 130);
-      expect((await user(u)).quota).toBe(1_000_000 - k * 130);
+      expect((await token(t)).remain).toBe(heldInDb ? 5000 - k * 130 : 5000);
+      expect((await user(u)).quota).toBe(heldInDb ? 1_000_000 - k * 130 : 1_000_000);
     });
 
     // 50 requests of 70 against balances with room for exactly 10 (plus a remainder too small for an 11th).
@@ -477,8 +498,9 @@ for (const { target, store } of variants) {
         );
         expect(results.filter((r) => r.ok)).toHaveLength(10);
         expect(results.filter((r) => !r.ok && r.reason === c.reason)).toHaveLength(40);
-        expect((await user(u)).quota).toBe(userStart - 10 * amount);
-        expect((await token(t)).remain).toBe(c.unlimited ? tokenStart : tokenStart - 10 * amount);
+        const held = heldInDb ? 10 * amount : 0;
+        expect((await user(u)).quota).toBe(userStart - held);
+        expect((await token(t)).remain).toBe(c.unlimited ? tokenStart : tokenStart - held);
       });
     }
 
@@ -649,9 +671,12 @@ for (const { target, store } of variants) {
       );
       expect(results.map((r) => r.status)).toEqual(held.map((_, i) => (i === 7 ? 'rejected' : 'fulfilled')));
       const charged = held.reduce((sum, _, i) => (i === 7 ? sum : sum + 100 + i), 0);
-      // The failed one is still held: neither charged nor given back.
-      expect(await user(u)).toEqual({ quota: 100_000 - charged - 500, used: charged, requests: 19 });
-      expect(await token(t)).toMatchObject({ remain: 100_000 - charged - 500, used: charged });
+      // A reserve taken in the database stays taken when its settlement fails: neither charged nor
+      // given back. A reserve held in memory goes with the failed settlement: nothing is charged
+      // without its log row.
+      const kept = heldInDb ? 500 : 0;
+      expect(await user(u)).toEqual({ quota: 100_000 - charged - kept, used: charged, requests: 19 });
+      expect(await token(t)).toMatchObject({ remain: 100_000 - charged - kept, used: charged });
       expect(await channelUsed(c)).toBe(charged);
       expect((await logsOf(u)).map((l) => toNumber(l.quota)).sort((a, b) => a - b)).toEqual(
         held.map((_, i) => 100 + i).filter((q) => q !== 107),

@@ -148,10 +148,13 @@ export class Ledger {
     return this.once(
       reservation,
       () => assertQuota('finalQuota', finalQuota),
-      async () => {
-        const done = await this.store.settle(reservation, finalQuota, log, options.recordLog ?? true);
-        return { outcome: 'settled', reserved: reservation.amount, finalQuota, ...done };
-      },
+      // The log row is handed over here and not kept while the store answers.
+      () =>
+        this.store
+          .settle(reservation, finalQuota, log, options.recordLog ?? true)
+          .then(
+            (done): Settlement => ({ outcome: 'settled', reserved: reservation.amount, finalQuota, ...done }),
+          ),
     );
   }
 
@@ -199,7 +202,12 @@ export class Ledger {
       // Bad arguments: nothing happened, so the reservation may still be settled properly.
       return Promise.reject(err);
     }
-    const result = start();
+    let result: Promise<Settlement>;
+    try {
+      result = start();
+    } catch (err) {
+      result = Promise.reject(err);
+    }
     IssuedReservation.decide(reservation, result);
     return result;
   }

@@ -29,14 +29,27 @@ export interface HeldQuota {
   amount: number;
 }
 
-export type LedgerJob =
-  | { kind: 'settle'; held: HeldQuota; finalQuota: number; log: LogRow; recordLog: boolean }
-  | { kind: 'release'; held: HeldQuota };
+/**
+ * A settlement to commit. The SQLite store holds quota in the main thread's memory, so its jobs come
+ * with a reserve of 0: the whole final cost is taken here, as far as the balances go.
+ */
+export interface LedgerJob {
+  held: HeldQuota;
+  finalQuota: number;
+  log: LogRow;
+  recordLog: boolean;
+}
 
 export interface SettledAmounts {
   charged: number;
   refunded: number;
   shortfall: number;
+}
+
+/** Balances by id: users' `quota`, limited tokens' `remain_quota`. */
+export interface BalanceRows {
+  users: Map<number, number>;
+  tokens: Map<number, number>;
 }
 
 export type JobResult =
@@ -47,11 +60,8 @@ export type JobResult =
 class JobFailed extends Error {}
 
 export class SqliteLedgerCore {
-  private readonly takeUser: SQLite.Statement;
-  private readonly takeToken: SQLite.Statement;
   private readonly userRoom: SQLite.Statement;
   private readonly tokenRoom: SQLite.Statement;
-  private readonly moveUser: SQLite.Statement;
   private readonly settleUser: SQLite.Statement;
   private readonly moveToken: SQLite.Statement;
   private readonly addUser: SQLite.Statement;
@@ -63,23 +73,18 @@ export class SqliteLedgerCore {
   private readonly publishTx: SQLite.Transaction<() => number>;
   /** Log rows committed to `logs_staging` by this connection and not published since. */
   private staged = 0;
-  private readonly reserveTx: SQLite.Transaction<(helds: readonly HeldQuota[]) => (ReserveRefusal | null)[]>;
   private readonly groupedTx: SQLite.Transaction<(jobs: readonly LedgerJob[]) => JobResult[]>;
   private readonly isolatedTx: SQLite.Transaction<(jobs: readonly LedgerJob[]) => JobResult[]>;
   /** The values bound to the log INSERT; the job's own row is never changed (a batch may run twice). */
   private readonly logValues: LogRow = LOG_COLUMNS.map(() => null);
+  private settled: BalanceRows = { users: new Map(), tokens: new Map() };
 
   constructor(
     private readonly sqlite: SQLite.Database,
     status: TokenStatusCodes,
   ) {
-    this.takeUser = sqlite.prepare('UPDATE users SET quota = quota - ? WHERE id = ? AND quota >= ?');
-    this.takeToken = sqlite.prepare(
-      'UPDATE tokens SET remain_quota = remain_quota - ? WHERE id = ? AND remain_quota >= ?',
-    );
     this.userRoom = sqlite.prepare('SELECT quota FROM users WHERE id = ?').pluck();
     this.tokenRoom = sqlite.prepare('SELECT remain_quota FROM tokens WHERE id = ?').pluck();
-    this.moveUser = sqlite.prepare('UPDATE users SET quota = quota + ? WHERE id = ?');
     this.settleUser = sqlite.prepare(
       'UPDATE users SET quota = quota + ?, used_quota = used_quota + ?, request_count = request_count + 1 WHERE id = ?',
     );
@@ -124,44 +129,33 @@ export class SqliteLedgerCore {
       clearStaged.run();
       return moved;
     });
-    this.reserveTx = sqlite.transaction((helds: readonly HeldQuota[]) => helds.map((h) => this.take(h)));
-
     // The common batch: one transaction, no savepoints, balance changes summed per row. A job that
     // throws (a log row the table refuses) rolls the whole batch back, and it runs again isolated.
     this.groupedTx = sqlite.transaction((jobs: readonly LedgerJob[]) => {
+      let applied: { results: JobResult[]; balances: BalanceRows | undefined };
       try {
-        return this.applyGrouped(jobs);
+        applied = this.applyGrouped(jobs);
       } catch (err) {
         throw new JobFailed(String((err as Error)?.message ?? err), { cause: err });
       }
+      this.settled = applied.balances ?? this.readBalances(jobs);
+      return applied.results;
     });
     // Each job in its own savepoint (a nested transaction), so a failing job is undone alone and its
     // neighbours still commit in the one outer transaction.
     const one = sqlite.transaction((job: LedgerJob) => this.apply(job));
-    this.isolatedTx = sqlite.transaction((jobs: readonly LedgerJob[]) =>
-      jobs.map((job): JobResult => {
+    this.isolatedTx = sqlite.transaction((jobs: readonly LedgerJob[]) => {
+      const results = jobs.map((job): JobResult => {
         try {
           return { ok: true, value: one(job) };
         } catch (err) {
           const e = err as { message?: string; code?: string };
           return { ok: false, error: { message: String(e?.message ?? err), code: e?.code } };
         }
-      }),
-    );
-  }
-
-  /** Holds `amount` from the user and (unless unlimited) the token, both or neither. */
-  reserve(held: HeldQuota): ReserveRefusal | null {
-    return this.reserveAll([held])[0] ?? null;
-  }
-
-  /**
-   * Reserves in order in one transaction: each sees the holds before it, and each is both-or-neither
-   * on its own (a refused one changes nothing), so one commit serves them all.
-   */
-  reserveAll(helds: readonly HeldQuota[]): (ReserveRefusal | null)[] {
-    if (!helds.some((h) => h.amount > 0)) return helds.map(() => null);
-    return this.reserveTx.immediate(helds);
+      });
+      this.settled = this.readBalances(jobs);
+      return results;
+    });
   }
 
   /**
@@ -177,9 +171,17 @@ export class SqliteLedgerCore {
       results = this.isolatedTx.immediate(jobs);
     }
     jobs.forEach((job, i) => {
-      if (job.kind === 'settle' && job.recordLog && results[i]?.ok) this.staged++;
+      if (job.recordLog && results[i]?.ok) this.staged++;
     });
     return results;
+  }
+
+  /**
+   * The balances of the users and limited tokens of the last batch, read in its transaction: what
+   * its commit left in the database.
+   */
+  get settledBalances(): BalanceRows {
+    return this.settled;
   }
 
   /** Log rows this connection committed to the staging table and has not published. */
@@ -198,43 +200,61 @@ export class SqliteLedgerCore {
   }
 
   /**
-   * The user's conditional update, then the token's. A refused token gives the user's hold back at
-   * once: this connection holds the write lock, so the undo is exact and no savepoint is needed.
-   */
-  private take(held: HeldQuota): ReserveRefusal | null {
-    if (held.amount <= 0) return null;
-    if (this.takeUser.run(held.amount, held.userId, held.amount).changes !== 1) {
-      return 'insufficient_user_quota';
-    }
-    if (held.tokenUnlimited) return null;
-    if (this.takeToken.run(held.amount, held.tokenId, held.amount).changes !== 1) {
-      this.moveUser.run(held.amount, held.userId);
-      return 'insufficient_token_quota';
-    }
-    return null;
-  }
-
-  /**
    * A grouped batch as one plan: the balances are read only when a settlement exceeds its reserve
    * (this connection holds the write lock, so they stay as read), then one UPDATE per user, token
    * and channel touched, users first, and the log rows.
    */
-  private applyGrouped(jobs: readonly LedgerJob[]): JobResult[] {
+  private applyGrouped(jobs: readonly LedgerJob[]): {
+    results: JobResult[];
+    balances: BalanceRows | undefined;
+  } {
     const planned = jobs.map(
-      (job): PlannedSettle =>
-        job.kind === 'settle'
-          ? { held: job.held, finalQuota: job.finalQuota, channelId: Number(job.log[CHANNEL_ID_INDEX] ?? 0) }
-          : { held: job.held, finalQuota: undefined, channelId: 0 },
+      (job): PlannedSettle => ({
+        held: job.held,
+        finalQuota: job.finalQuota,
+        channelId: Number(job.log[CHANNEL_ID_INDEX] ?? 0),
+      }),
     );
-    const plan = planSettlements(planned, planned.some(needsRoom) ? this.balancesOf(jobs) : undefined);
+    const locked = planned.some(needsRoom) ? this.balancesOf(jobs) : undefined;
+    const plan = planSettlements(planned, locked);
     for (const u of plan.users) this.addUser.run(u.quota, u.used, u.requests, u.id);
     for (const t of plan.tokens) this.addToken.run(t.exhausted ? 1 : 0, t.remain, t.used, t.id);
     for (const c of plan.channels) this.addChannelUsed.run(c.used, c.id);
-    return jobs.map((job, i): JobResult => {
+    const results = jobs.map((job, i): JobResult => {
       const a = plan.amounts[i]!;
-      if (job.kind === 'settle' && job.recordLog) this.insert(job.log, a.charged, a.shortfall);
+      if (job.recordLog) this.insert(job.log, a.charged, a.shortfall);
       return { ok: true, value: { charged: a.charged, refunded: a.refunded, shortfall: a.shortfall } };
     });
+    // What the locked balances become with the plan's sums is what the commit leaves.
+    let balances: BalanceRows | undefined;
+    if (locked) {
+      balances = { users: new Map(locked.users), tokens: new Map() };
+      for (const [id, t] of locked.tokens) balances.tokens.set(id, t.remain);
+      for (const u of plan.users) {
+        const before = balances.users.get(u.id);
+        if (before !== undefined) balances.users.set(u.id, before + u.quota);
+      }
+      for (const t of plan.tokens) {
+        const before = balances.tokens.get(t.id);
+        if (before !== undefined) balances.tokens.set(t.id, before + t.remain);
+      }
+    }
+    return { results, balances };
+  }
+
+  private readBalances(jobs: readonly LedgerJob[]): BalanceRows {
+    const rows: BalanceRows = { users: new Map(), tokens: new Map() };
+    for (const { held } of jobs) {
+      if (!rows.users.has(held.userId)) {
+        const quota = this.userRoom.get(held.userId);
+        if (quota !== undefined) rows.users.set(held.userId, Number(quota));
+      }
+      if (!held.tokenUnlimited && !rows.tokens.has(held.tokenId)) {
+        const remain = this.tokenRoom.get(held.tokenId);
+        if (remain !== undefined) rows.tokens.set(held.tokenId, Number(remain));
+      }
+    }
+    return rows;
   }
 
   private balancesOf(jobs: readonly LedgerJob[]): LockedBalances {
@@ -260,12 +280,8 @@ export class SqliteLedgerCore {
   /** A job on its own statements (the isolated path). */
   private apply(job: LedgerJob): SettledAmounts {
     const held = job.held;
-    if (job.kind === 'release') {
-      this.move(held, held.amount, 0, false);
-      return { charged: 0, refunded: held.amount, shortfall: 0 };
-    }
     const amounts = settlementAmounts(held.amount, job.finalQuota, () => this.room(held));
-    this.move(held, amounts.change, amounts.charged, true);
+    this.move(held, amounts.change, amounts.charged);
     const channelId = Number(job.log[CHANNEL_ID_INDEX] ?? 0);
     if (amounts.charged > 0 && channelId > 0) this.addChannelUsed.run(amounts.charged, channelId);
     if (job.recordLog) this.insert(job.log, amounts.charged, amounts.shortfall);
@@ -289,18 +305,15 @@ export class SqliteLedgerCore {
   }
 
   /**
-   * Applies `change` (positive = give back) to the user and the limited token and, when settling,
-   * adds `charged` to their used quota and counts the request. A limited token that an extra charge
-   * takes to zero becomes exhausted.
+   * Applies `change` (positive = give back) to the user and the limited token, adds `charged` to
+   * their used quota and counts the request. A limited token that an extra charge takes to zero
+   * becomes exhausted.
    */
-  private move(held: HeldQuota, change: number, charged: number, settling: boolean): void {
-    if (settling) this.settleUser.run(change, charged, held.userId);
-    else this.moveUser.run(change, held.userId);
-    const limited = !held.tokenUnlimited;
-    const balanceChange = limited ? change : 0;
-    const used = settling ? charged : 0;
-    if (balanceChange === 0 && used === 0) return;
-    this.moveToken.run(balanceChange < 0 ? 1 : 0, balanceChange, balanceChange, used, held.tokenId);
+  private move(held: HeldQuota, change: number, charged: number): void {
+    this.settleUser.run(change, charged, held.userId);
+    const balanceChange = held.tokenUnlimited ? 0 : change;
+    if (balanceChange === 0 && charged === 0) return;
+    this.moveToken.run(balanceChange < 0 ? 1 : 0, balanceChange, balanceChange, charged, held.tokenId);
   }
 
   close(): void {

@@ -14,6 +14,7 @@ describe('the SQLite ledger thread', () => {
   let testDb: TestDatabase;
   let d: Database;
   let userId = 0;
+  let tokenId = 0;
 
   beforeAll(async () => {
     testDb = await createTestDatabase(sqlite);
@@ -49,6 +50,28 @@ describe('the SQLite ledger thread', () => {
       .returning('id')
       .executeTakeFirstOrThrow();
     userId = Number(row.id);
+    const token = await d.db
+      .insertInto('tokens')
+      .values({
+        user_id: userId,
+        name: 'ledger key',
+        key_hash: 'ledgerkey',
+        key_sealed: '',
+        status: TokenStatus.Enabled,
+        created_time: 0,
+        accessed_time: 0,
+        expired_time: -1,
+        remain_quota: 1_000_000_000,
+        unlimited_quota: 0,
+        used_quota: 0,
+        group: '',
+        models: null,
+        subnet: '',
+        deleted_at: null,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    tokenId = Number(token.id);
   });
   afterAll(async () => {
     await d?.close();
@@ -56,6 +79,8 @@ describe('the SQLite ledger thread', () => {
   });
 
   const held = (amount: number) => ({ userId, tokenId: 0, tokenUnlimited: true, amount });
+  /** Through the user's limited token, which has far more than the user. */
+  const keyHeld = (amount: number) => ({ userId, tokenId, tokenUnlimited: false, amount });
   const log = (content: string) => ({
     user_id: userId,
     created_at: 1,
@@ -81,36 +106,32 @@ describe('the SQLite ledger thread', () => {
         .quota,
     );
 
+  const workerOf = (ledger: SqliteWorkerLedger) => (ledger as unknown as { worker: unknown }).worker;
+  const setBalance = (quota: number) =>
+    d.db.updateTable('users').set({ quota }).where('id', '=', userId).execute();
+
   it('undoes a failing job alone: its neighbours in the batch still commit', async () => {
     const core = new SqliteLedgerCore(openSqliteFile(d.sqliteFile!), {
       enabled: TokenStatus.Enabled,
       exhausted: TokenStatus.Exhausted,
     });
     const before = await balance();
-    expect(core.reserve(held(30))).toBeNull();
     const results = core.runBatch([
-      { kind: 'settle', held: held(10), finalQuota: 10, log: logRow(log('first')), recordLog: true },
+      { held: held(0), finalQuota: 10, log: logRow(log('first')), recordLog: true },
       // NOT NULL user_id: the insert fails after the balance moved; the savepoint undoes both.
-      {
-        kind: 'settle',
-        held: held(10),
-        finalQuota: 10,
-        log: logRow({ ...log('bad'), user_id: null }),
-        recordLog: true,
-      },
-      { kind: 'settle', held: held(10), finalQuota: 4, log: logRow(log('third')), recordLog: true },
+      { held: held(0), finalQuota: 10, log: logRow({ ...log('bad'), user_id: null }), recordLog: true },
+      { held: held(0), finalQuota: 4, log: logRow(log('third')), recordLog: true },
     ]);
     expect(core.publishLogs()).toBe(2);
     core.close();
     expect(results.map((r) => r.ok)).toEqual([true, false, true]);
-    expect(results[2]).toEqual({ ok: true, value: { charged: 4, refunded: 6, shortfall: 0 } });
+    expect(results[2]).toEqual({ ok: true, value: { charged: 4, refunded: 0, shortfall: 0 } });
     const logs = await d.db.selectFrom('logs').select(['content', 'quota']).orderBy('id').execute();
     expect(logs.map((l) => [l.content, Number(l.quota)])).toEqual([
       ['first', 10],
       ['third', 4],
     ]);
-    // 30 reserved; the first settle keeps 10, the third refunds 6, the failed one changed nothing.
-    expect(await balance()).toBe(before - 30 + 6);
+    expect(await balance()).toBe(before - 14);
   });
 
   it('holds new reserves back while the settlements waiting to commit fill its capacity', async () => {
@@ -130,71 +151,175 @@ describe('the SQLite ledger thread', () => {
     }
   });
 
-  it('asks a refused reserve again once the queued settlements of its user have landed', async () => {
-    // A long interval keeps settlements queued until something commits them.
-    const ledger = new SqliteWorkerLedger(d.sqliteFile!, { intervalMs: 60_000 });
+  describe('a reserve', () => {
+    it('is answered on the calling thread from the committed balance less what is held, writing nothing', async () => {
+      await setBalance(1000);
+      const ledger = new SqliteWorkerLedger(d.sqliteFile!);
+      try {
+        expect(await ledger.reserve(held(700))).toBeNull();
+        // Nothing written, and no thread started: the hold is in this process's memory.
+        expect(await balance()).toBe(1000);
+        expect(workerOf(ledger)).toBeUndefined();
+        expect(await ledger.reserve(held(301))).toBe('insufficient_user_quota');
+        expect(await ledger.reserve(held(300))).toBeNull();
+        await ledger.release(held(700));
+        expect(await ledger.reserve(held(701))).toBe('insufficient_user_quota');
+        expect(await ledger.reserve(held(700))).toBeNull();
+        await ledger.release(held(700));
+        await ledger.release(held(300));
+        expect(await ledger.reserve(held(1000))).toBeNull();
+        await ledger.release(held(1000));
+        expect(workerOf(ledger)).toBeUndefined();
+        expect(await balance()).toBe(1000);
+      } finally {
+        await ledger.close();
+      }
+    });
+
+    it("sees at once a balance this process changed through its other connection (the console's top-up)", async () => {
+      await setBalance(100);
+      const ledger = new SqliteWorkerLedger(d.sqliteFile!, { writesElsewhere: d.sqliteWrites });
+      try {
+        // Through a key: the user's and the token's balances are kept in memory once read.
+        expect(await ledger.reserve(keyHeld(101))).toBe('insufficient_user_quota');
+        expect(await ledger.reserve(keyHeld(100))).toBeNull();
+        await ledger.release(keyHeld(100));
+        await setBalance(600);
+        expect(await ledger.reserve(keyHeld(101))).toBeNull();
+        await setBalance(50);
+        // 101 held, 50 in the balance: nothing more can be held.
+        expect(await ledger.reserve(keyHeld(1))).toBe('insufficient_user_quota');
+        await ledger.release(keyHeld(101));
+        const stranger = { userId: userId + 1000, tokenId: -1, tokenUnlimited: true, amount: 5 };
+        expect(await ledger.reserve(stranger)).toBe('insufficient_user_quota');
+      } finally {
+        await ledger.close();
+      }
+    });
+
+    it('sees a balance another process changed once the kept one has lived its time', async () => {
+      await setBalance(100);
+      let now = 0;
+      const ledger = new SqliteWorkerLedger(d.sqliteFile!, {
+        writesElsewhere: d.sqliteWrites,
+        nowMs: () => now,
+      });
+      const outside = openSqliteFile(d.sqliteFile!);
+      try {
+        expect(await ledger.reserve(keyHeld(100))).toBeNull();
+        await ledger.release(keyHeld(100));
+        outside.prepare('UPDATE users SET quota = 700 WHERE id = ?').run(userId);
+        expect(await ledger.reserve(keyHeld(101))).toBe('insufficient_user_quota');
+        now += 1000;
+        expect(await ledger.reserve(keyHeld(700))).toBeNull();
+        await ledger.release(keyHeld(700));
+      } finally {
+        outside.close();
+        await ledger.close();
+      }
+    });
+
+    it('does not wait for a write lock held elsewhere', async () => {
+      await setBalance(1000);
+      const ledger = new SqliteWorkerLedger(d.sqliteFile!);
+      const other = openSqliteFile(d.sqliteFile!);
+      try {
+        other.exec('BEGIN IMMEDIATE');
+        other.prepare('UPDATE users SET quota = 0 WHERE id = ?').run(userId);
+        // WAL: the reader sees the last commit, not the open transaction, and does not wait for it.
+        expect(await ledger.reserve(held(900))).toBeNull();
+        other.exec('ROLLBACK');
+        await ledger.release(held(900));
+      } finally {
+        if (other.inTransaction) other.exec('ROLLBACK');
+        other.close();
+        await ledger.close();
+      }
+    });
+
+    it('leaves nothing held behind a process that stopped: the next one sees the whole balance', async () => {
+      await setBalance(500);
+      const first = new SqliteWorkerLedger(d.sqliteFile!);
+      expect(await first.reserve(held(500))).toBeNull();
+      // The process stops with the call in progress: its hold goes with it, no reserve stays deducted.
+      await first.close();
+      const next = new SqliteWorkerLedger(d.sqliteFile!);
+      try {
+        expect(await balance()).toBe(500);
+        expect(await next.reserve(held(500))).toBeNull();
+        await next.release(held(500));
+      } finally {
+        await next.close();
+      }
+    });
+  });
+
+  it("counts a settlement's charge against new reserves until it is committed, and its refund at once", async () => {
+    await setBalance(1000);
+    // A long interval keeps the settlement on this side until the flush.
+    const ledger = new SqliteWorkerLedger(d.sqliteFile!, {
+      intervalMs: 60_000,
+      writesElsewhere: d.sqliteWrites,
+    });
     try {
-      const all = await balance();
-      expect(await ledger.reserve(held(all))).toBeNull();
-      const settled = ledger.settle(held(all), 10, log('refund'), true);
-      // Posted with the settlement, after it: the money it gives back is there for this reserve.
-      expect(await ledger.reserve(held(all - 10))).toBeNull();
-      await expect(settled).resolves.toEqual({ charged: 10, refunded: all - 10, shortfall: 0 });
+      expect(await ledger.reserve(keyHeld(1000))).toBeNull();
+      const settled = ledger.settle(keyHeld(1000), 10, log('charge held'), true);
+      // 990 came back when the call settled; the 10 it cost is gone although not committed yet.
+      expect(await balance()).toBe(1000);
+      expect(await ledger.reserve(keyHeld(991))).toBe('insufficient_user_quota');
+      expect(await ledger.reserve(keyHeld(990))).toBeNull();
+      await ledger.flush();
+      await expect(settled).resolves.toEqual({ charged: 10, refunded: 990, shortfall: 0 });
+      // Committed: the charge is in the balance (the thread reported it) and no longer held.
+      expect(await balance()).toBe(990);
+      expect(await ledger.reserve(keyHeld(1))).toBe('insufficient_user_quota');
+      await ledger.release(keyHeld(990));
+      expect(await ledger.reserve(keyHeld(990))).toBeNull();
+      expect(await ledger.reserve(keyHeld(1))).toBe('insufficient_user_quota');
+      await ledger.release(keyHeld(990));
+    } finally {
+      await ledger.close();
+    }
+  });
+
+  it('charges what the balance holds when a settlement costs more than its reserve', async () => {
+    await setBalance(100);
+    const ledger = new SqliteWorkerLedger(d.sqliteFile!);
+    try {
+      expect(await ledger.reserve(held(40))).toBeNull();
+      await expect(ledger.settle(held(40), 130, log('overrun'), true)).resolves.toEqual({
+        charged: 100,
+        refunded: 0,
+        shortfall: 30,
+      });
       expect(await balance()).toBe(0);
-      const back = ledger.settle(held(all - 10), 0, log('refund'), true);
-      await ledger.flush();
-      await back;
-      expect(await balance()).toBe(all - 10);
+      // Committed and answered: nothing is held any more.
+      await setBalance(5);
+      expect(await ledger.reserve(held(5))).toBeNull();
+      await ledger.release(held(5));
     } finally {
       await ledger.close();
     }
   });
 
-  it('keeps the queue waiting when a refused reserve has no money coming back', async () => {
+  it('commits on close the settlements still waiting for their interval', async () => {
+    await setBalance(1000);
     const ledger = new SqliteWorkerLedger(d.sqliteFile!, { intervalMs: 60_000 });
-    const waiting = () =>
-      d.db
-        .selectFrom('logs')
-        .select('id')
-        .where('content', '=', 'waiting')
-        .execute()
-        .then((rows) => rows.length);
-    try {
-      const settled = ledger.settle(held(0), 0, log('waiting'), true);
-      const stranger = { userId: userId + 1000, tokenId: -1, tokenUnlimited: true, amount: 5 };
-      expect(await ledger.reserve(stranger)).toBe('insufficient_user_quota');
-      expect(await waiting()).toBe(0);
-      await ledger.flush();
-      await settled;
-      expect(await waiting()).toBe(1);
-    } finally {
-      await ledger.close();
-    }
-  });
-
-  it('commits on close what still waits for its interval on either side of the thread', async () => {
-    const ledger = new SqliteWorkerLedger(d.sqliteFile!, { intervalMs: 60_000 });
-    const before = await balance();
     expect(await ledger.reserve(held(20))).toBeNull();
-    // Reaches the thread with the reserve below and waits in its queue.
-    const queued = ledger.settle(held(20), 5, log('queued at close'), true);
     expect(await ledger.reserve(held(20))).toBeNull();
-    // Still in the main thread's outbox.
-    const outbox = ledger.settle(held(20), 7, log('outbox at close'), true);
+    const first = ledger.settle(held(20), 5, log('waiting at close'), true);
+    const second = ledger.settle(held(20), 7, log('waiting at close'), true);
     await ledger.close();
-    await expect(queued).resolves.toEqual({ charged: 5, refunded: 15, shortfall: 0 });
-    await expect(outbox).resolves.toEqual({ charged: 7, refunded: 13, shortfall: 0 });
+    await expect(first).resolves.toEqual({ charged: 5, refunded: 15, shortfall: 0 });
+    await expect(second).resolves.toEqual({ charged: 7, refunded: 13, shortfall: 0 });
     const rows = await d.db
       .selectFrom('logs')
-      .select(['content', 'quota'])
-      .where('content', 'like', '% at close')
+      .select('quota')
+      .where('content', '=', 'waiting at close')
       .orderBy('id')
       .execute();
-    expect(rows.map((r) => [r.content, Number(r.quota)])).toEqual([
-      ['queued at close', 5],
-      ['outbox at close', 7],
-    ]);
-    expect(await balance()).toBe(before - 12);
+    expect(rows.map((r) => Number(r.quota))).toEqual([5, 7]);
+    expect(await balance()).toBe(1000 - 12);
   });
 
   it('still commits on close the settlements that never reached a thread that died', async () => {
@@ -214,95 +339,22 @@ describe('the SQLite ledger thread', () => {
     expect(rows.map((r) => Number(r.quota))).toEqual([3]);
   });
 
-  describe('a reserve while no other request holds quota', () => {
-    const workerOf = (ledger: SqliteWorkerLedger) => (ledger as unknown as { worker: unknown }).worker;
-
-    it('is taken on the calling thread, before the call returns', async () => {
-      const ledger = new SqliteWorkerLedger(d.sqliteFile!);
-      try {
-        const before = await balance();
-        const answer = ledger.reserve(held(7));
-        // Committed already: another connection sees it without waiting for the promise.
-        expect(await balance()).toBe(before - 7);
-        expect(await answer).toBeNull();
-        expect(workerOf(ledger)).toBeUndefined();
-        await ledger.settle(held(7), 7, log('inline'), true);
-        await ledger.flush();
-        expect(await balance()).toBe(before - 7);
-      } finally {
-        await ledger.close();
-      }
-    });
-
-    it('goes to the thread while another request holds quota', async () => {
-      const ledger = new SqliteWorkerLedger(d.sqliteFile!);
-      try {
-        const before = await balance();
-        expect(await ledger.reserve(held(3))).toBeNull();
-        const second = ledger.reserve(held(4));
-        expect(await balance()).toBe(before - 3);
-        expect(await second).toBeNull();
-        expect(workerOf(ledger)).toBeDefined();
-        expect(await balance()).toBe(before - 7);
-        await ledger.release(held(3));
-        await ledger.release(held(4));
-        await ledger.flush();
-        // Both requests are over: the next reserve is quiet again.
-        const third = ledger.reserve(held(5));
-        expect(await balance()).toBe(before - 5);
-        expect(await third).toBeNull();
-        await ledger.release(held(5));
-        await ledger.flush();
-        expect(await balance()).toBe(before);
-      } finally {
-        await ledger.close();
-      }
-    });
-
-    it('does not wait for a write lock held elsewhere: the thread answers once it is free', async () => {
-      const ledger = new SqliteWorkerLedger(d.sqliteFile!);
-      const other = openSqliteFile(d.sqliteFile!);
-      try {
-        const before = await balance();
-        other.exec('BEGIN IMMEDIATE');
-        let answered = false;
-        const answer = ledger.reserve(held(2)).then((refusal) => {
-          answered = true;
-          return refusal;
-        });
-        await new Promise((r) => setTimeout(r, 50));
-        expect(answered).toBe(false);
-        other.exec('COMMIT');
-        expect(await answer).toBeNull();
-        expect(await balance()).toBe(before - 2);
-        await ledger.release(held(2));
-        await ledger.flush();
-      } finally {
-        if (other.inTransaction) other.exec('ROLLBACK');
-        other.close();
-        await ledger.close();
-      }
-    });
-  });
-
-  it('keeps a lone settlement for the quiet interval, and sends it along with the next reserve message', async () => {
-    const ledger = new SqliteWorkerLedger(d.sqliteFile!, { quietIntervalMs: 60_000 });
+  it('keeps settlements for its interval and posts them together', async () => {
+    await setBalance(1000);
+    const ledger = new SqliteWorkerLedger(d.sqliteFile!, { intervalMs: 60_000 });
     try {
-      expect(await ledger.reserve(held(5))).toBeNull();
-      // A second request in progress: its reserve goes to the worker.
-      expect(await ledger.reserve(held(6))).toBeNull();
-      let done = false;
-      const settled = ledger.settle(held(5), 5, log('lone'), true).then((amounts) => {
-        done = true;
-        return amounts;
-      });
+      let done = 0;
+      const settles = [1, 2].map((q) =>
+        ledger.settle(held(0), q, log('together'), true).then((amounts) => {
+          done++;
+          return amounts;
+        }),
+      );
       await new Promise((r) => setTimeout(r, 50));
-      expect(done).toBe(false);
-      expect(await ledger.reserve(held(1))).toBeNull();
-      await expect(settled).resolves.toEqual({ charged: 5, refunded: 0, shortfall: 0 });
-      const released = [ledger.release(held(6)), ledger.release(held(1))];
+      expect(done).toBe(0);
       await ledger.flush();
-      await Promise.all(released);
+      expect(done).toBe(2);
+      await Promise.all(settles);
     } finally {
       await ledger.close();
     }
@@ -352,9 +404,7 @@ describe('the SQLite ledger thread', () => {
       enabled: TokenStatus.Enabled,
       exhausted: TokenStatus.Exhausted,
     });
-    core.runBatch([
-      { kind: 'settle', held: held(0), finalQuota: 9, log: logRow(log('left staged')), recordLog: true },
-    ]);
+    core.runBatch([{ held: held(0), finalQuota: 9, log: logRow(log('left staged')), recordLog: true }]);
     core.close();
     expect(await published('left staged')).toEqual([]);
     const ledger = new SqliteWorkerLedger(d.sqliteFile!);
@@ -367,19 +417,21 @@ describe('the SQLite ledger thread', () => {
   });
 
   it('answers every call after a restart of a thread that died', async () => {
+    await setBalance(1000);
     const errors: string[] = [];
-    const ledger = new SqliteWorkerLedger(d.sqliteFile!, {
-      onError: (m) => errors.push(m),
-      inlineWhenQuiet: false,
-    });
+    const ledger = new SqliteWorkerLedger(d.sqliteFile!, { onError: (m) => errors.push(m) });
     try {
-      expect(await ledger.reserve(held(1))).toBeNull();
+      await ledger.settle(held(0), 1, log('before the crash'), true);
       // Reach the live thread through the store's own field to simulate a crash.
       const worker = (ledger as unknown as { worker: { terminate(): Promise<number> } }).worker;
       await worker.terminate();
       expect(errors).toHaveLength(1);
-      expect(await ledger.reserve(held(1))).toBeNull();
-      await expect(ledger.reserve(held(1_000_000))).resolves.toBe('insufficient_user_quota');
+      await expect(ledger.settle(held(0), 2, log('after the crash'), true)).resolves.toMatchObject({
+        charged: 2,
+      });
+      expect(await ledger.reserve(held(997))).toBeNull();
+      expect(await ledger.reserve(held(1))).toBe('insufficient_user_quota');
+      await ledger.release(held(997));
     } finally {
       await ledger.close();
     }

@@ -1,21 +1,23 @@
 import { Worker } from 'node:worker_threads';
 import { TokenStatus } from '@switchyard/domain';
 import { openSqliteFile } from '../db/sqlite-file.js';
+import { CommittedBalanceCache } from './committed-balances.js';
 import type { ConsumeLog, LedgerStore, ReserveRefusal } from './ledger.js';
 import { type ReplyVisitor, RequestWriter, readReplies, type WireReplies } from './ledger-wire.js';
 import { PendingCalls } from './pending-calls.js';
-import { type HeldQuota, type SettledAmounts, SqliteLedgerCore } from './sqlite-ledger-core.js';
+import { type CommittedBalances, QuotaHolds } from './quota-holds.js';
+import type { HeldQuota, SettledAmounts } from './sqlite-ledger-core.js';
 import type { LedgerWorkerData } from './sqlite-ledger-worker.js';
 
 export interface SqliteWorkerLedgerOptions {
   busyTimeoutMs?: number;
-  /** How long the first settlement of an idle queue waits for company. Default 2 ms. */
-  intervalMs?: number;
   /**
-   * How long settlements wait on this thread when no reserve message is going to the worker to take
-   * them along (few requests, or each one alone). Default 10 ms, at least `intervalMs`.
+   * How long settlements wait on this thread for company before they are posted together, to be
+   * committed in one transaction as soon as the thread has them. Nobody waits for a settlement, and
+   * each message wakes both threads (measured at one connection: ~50 us more time to first byte
+   * with 2 ms than with 10 ms). Default 10 ms.
    */
-  quietIntervalMs?: number;
+  intervalMs?: number;
   /** Settlements per transaction. Default 512. */
   maxBatch?: number;
   /** Settlements submitted and not yet committed before new reserves wait. Default 10 000. */
@@ -28,25 +30,25 @@ export interface SqliteWorkerLedgerOptions {
   publishRows?: number;
   publishIntervalMs?: number;
   /**
-   * Whether a reserve made while no other request holds quota runs on this thread (default true for
-   * a file). Off, every reserve goes through the worker.
+   * A number that changes whenever this process writes the database through another connection
+   * (the console's top-ups and edits): the balances kept in memory are then read again.
    */
-  inlineWhenQuiet?: boolean;
+  writesElsewhere?: () => number;
+  /** Default `Date.now`. */
+  nowMs?: () => number;
   /** A worker that died is replaced; this hears why. */
   onError?: (message: string) => void;
 }
-
-/**
- * `job`: a settlement or release, counted against the capacity until answered. `reserve`: counted
- * in `reservesPosted` until answered. `control`: flush and close.
- */
-type CallKind = 'reserve' | 'job' | 'control';
 
 interface Pending {
   id: number;
   resolve: (value: unknown) => void;
   reject: (err: Error) => void;
-  kind: CallKind;
+  /**
+   * A settlement, counted against the capacity until answered; its charge stays held until then.
+   * `generation`: the balance cache's when it was written. Absent for a flush or close.
+   */
+  settling: { held: HeldQuota; charge: number; generation: number } | undefined;
 }
 
 export class LedgerWorkerError extends Error {
@@ -60,8 +62,10 @@ export class LedgerWorkerError extends Error {
 }
 
 /**
- * The SQLite ledger store: the SQL runs in a worker thread on its own connection, so commits never
- * stall the event loop. Back-pressure: while `capacity` settlements wait to be committed, new
+ * The SQLite ledger store. A reserve is answered on this thread from the committed balances less
+ * what is held in memory (quota-holds.ts): no write, no read once the balances are known, no trip
+ * to another thread before the call goes upstream. A settlement charges the final cost in a worker thread on its own connection, so commits
+ * never stall the event loop. Back-pressure: while `capacity` settlements wait to be committed, new
  * reserves wait, so requests slow down instead of queueing without bound; nothing is dropped.
  */
 export class SqliteWorkerLedger implements LedgerStore {
@@ -69,45 +73,48 @@ export class SqliteWorkerLedger implements LedgerStore {
   private nextId = 1;
   private readonly pending = new PendingCalls<Pending>();
   private unsettled = 0;
-  /** Of those, the ones still in the outbox: the rest are with the worker, which may be writing them. */
-  private jobsQueued = 0;
   private readonly roomWaiters: (() => void)[] = [];
   private closed = false;
   /**
-   * Requests not posted yet. A message costs as much as many, so a turn's requests go together;
-   * settlements and releases, which nobody waits on, wait for the next reserve's message or the
-   * group-commit interval instead of taking one of their own.
+   * Requests not posted yet. A message costs as much as many, so settlements, which nobody waits
+   * on, wait for company for `intervalMs` instead of taking one each.
    */
   private readonly outbox = new RequestWriter();
   private postSoon = false;
   private jobTimer: NodeJS.Timeout | undefined;
-  /** When the oldest settlement or release in the outbox was written (performance.now()). */
-  private jobsSince: number | undefined;
+  /** Balances the message being read reported (kind, id, value), learnt once its answers are read. */
+  private readonly reported: ('user' | 'token' | number)[] = [];
+  /** The generation of the message's settlements: null when they differ. */
+  private reportedFor: number | null | undefined;
   private readonly replies: ReplyVisitor = {
+    balance: (kind, id, value) => {
+      this.reported.push(kind, id, value);
+    },
     resolve: (id, value) => {
       const waiter = this.pending.take(id);
       if (!waiter) return;
-      // A reserve's value is its refusal, or null when the quota is held.
-      this.answered(waiter, value === null);
-      waiter.resolve(value);
+      this.answered(waiter);
+      const held = waiter.settling?.held;
+      // The thread charged from a reserve of 0; what the call held and did not cost went back when
+      // it settled, and is the refund.
+      waiter.resolve(
+        held && value ? { ...value, refunded: Math.max(0, held.amount - value.charged) } : value,
+      );
     },
     reject: (id, error) => {
       const waiter = this.pending.take(id);
       if (!waiter) return;
-      this.answered(waiter, false);
+      this.answered(waiter);
       waiter.reject(new LedgerWorkerError(error.message, error.code));
     },
   };
   private readonly capacity: number;
   private readonly data: LedgerWorkerData;
-  private readonly quietIntervalMs: number;
-  /** Reserves taken and not yet settled or released: the requests in progress. */
-  private openHolds = 0;
-  /** Reserves posted to the worker and not answered yet. */
-  private reservesPosted = 0;
-  /** This thread's own connection for quiet reserves; opened on the first one. */
-  private inline: SqliteLedgerCore | undefined;
-  private readonly inlineWhenQuiet: boolean;
+  private readonly intervalMs: number;
+  private readonly holds = new QuotaHolds();
+  /** The committed balances; the read connection behind them is opened on the first reserve. */
+  private committed: CommittedBalanceCache | undefined;
+  private reader: (CommittedBalances & { close(): void }) | undefined;
 
   constructor(
     file: string,
@@ -117,108 +124,113 @@ export class SqliteWorkerLedger implements LedgerStore {
     this.data = {
       file,
       busyTimeoutMs: options.busyTimeoutMs ?? 5000,
-      intervalMs: options.intervalMs ?? 2,
       maxBatch: options.maxBatch ?? 512,
       publishRows: options.publishRows ?? 2048,
       publishIntervalMs: options.publishIntervalMs ?? 1000,
       status: { enabled: TokenStatus.Enabled, exhausted: TokenStatus.Exhausted },
     };
-    this.inlineWhenQuiet = (options.inlineWhenQuiet ?? true) && file !== ':memory:';
-    this.quietIntervalMs = Math.max(options.quietIntervalMs ?? 10, this.data.intervalMs);
+    this.intervalMs = options.intervalMs ?? 10;
   }
 
   /**
-   * Through the worker, unless the request is the only one in progress: then the trip to the thread
-   * and back (two wake-ups, ~90 us at one connection on the bench machine) is most of what the
-   * reserve costs, and a ~30 us transaction on this thread is the faster answer. Under load there
-   * are always other requests, so the worker keeps the main thread free.
+   * Answered at once from the committed balances less what this process holds. The balances are
+   * kept in memory (committed-balances.ts); one that is not is read by id on this thread's own
+   * connection, where WAL readers never wait for the worker's writes.
    */
   reserve(held: HeldQuota): Promise<ReserveRefusal | null> {
-    if (held.amount > 0) this.openHolds++;
-    if (
-      this.openHolds === 1 &&
-      this.reservesPosted === 0 &&
-      // Settlements with the worker mean its write transaction is likely open: trying would only
-      // fail busy (and a thrown SqliteError costs more than the trip to the thread).
-      this.unsettled === this.jobsQueued &&
-      this.unsettled < this.capacity &&
-      this.inlineWhenQuiet &&
-      !this.closed
-    ) {
-      if (this.reserveInline(held)) return Promise.resolve(null);
-    }
-    // With room, the call's own promise is the answer: no async frame around it.
-    if (this.unsettled < this.capacity) {
-      return this.call(
-        (id) => this.outbox.reserve(id, held),
-        true,
-        'reserve',
-      ) as Promise<ReserveRefusal | null>;
-    }
-    return this.reserveWhenRoom(held);
+    if (this.closed) return Promise.reject(new LedgerWorkerError('The ledger is closed'));
+    if (this.unsettled >= this.capacity) return this.reserveWhenRoom(held);
+    return Promise.resolve(this.take(held));
+  }
+
+  private take(held: HeldQuota): ReserveRefusal | null {
+    return this.holds.take(held, this.balances());
+  }
+
+  private balances(): CommittedBalanceCache {
+    if (this.committed) return this.committed;
+    const reader = openCommittedBalances(this.data.file);
+    this.reader = reader;
+    this.committed = new CommittedBalanceCache(reader.read, {
+      writes: this.options.writesElsewhere ?? (() => 0),
+      nowMs: this.options.nowMs ?? Date.now,
+    });
+    return this.committed;
   }
 
   /**
-   * True when the hold was taken here. Anything else goes to the worker: a refusal (the worker
-   * commits the queued settlements of the same user or token first, and only then refuses), or a
-   * write lock the worker holds (busy timeout 0: this thread never waits for it).
+   * The call's hold becomes its charge, which stays held until the thread has committed it: a
+   * reserve made meanwhile sees the money as gone. The thread charges the whole cost, as far as the
+   * balances go, since nothing was taken from them at the reserve.
    */
-  private reserveInline(held: HeldQuota): boolean {
-    try {
-      this.inline ??= openInlineCore(this.data);
-      return this.inline.reserve(held) === null;
-    } catch (err) {
-      if ((err as { code?: string }).code === 'SQLITE_BUSY') return false;
-      throw err;
-    }
-  }
-
   settle(held: HeldQuota, finalQuota: number, log: ConsumeLog, recordLog: boolean): Promise<SettledAmounts> {
-    if (held.amount > 0) this.openHolds--;
-    return this.call(
-      (id) => this.outbox.settle(id, held, finalQuota, log, recordLog),
-      false,
-      'job',
-    ) as Promise<SettledAmounts>;
+    if (this.closed) {
+      this.holds.add(held, -held.amount);
+      return Promise.reject(new LedgerWorkerError('The ledger is closed'));
+    }
+    this.holds.add(held, finalQuota - held.amount);
+    const charged: HeldQuota = { ...held, amount: 0 };
+    return this.call((id) => this.outbox.settle(id, charged, finalQuota, log, recordLog), false, {
+      held,
+      charge: finalQuota,
+      generation: this.balances().generation,
+    }) as Promise<SettledAmounts>;
   }
 
-  async release(held: HeldQuota): Promise<void> {
-    if (held.amount > 0) this.openHolds--;
-    // Posted at once: a release is rare (a failed call), and the caller's error answer waits for it.
-    await this.call((id) => this.outbox.release(id, held), true, 'job');
+  /** Nothing was written at the reserve, so nothing is written now: the hold is dropped. */
+  release(held: HeldQuota): Promise<void> {
+    this.holds.add(held, -held.amount);
+    return Promise.resolve();
   }
 
   async flush(): Promise<void> {
     if (this.closed && !this.worker && this.outbox.empty) return;
     // Settlements may still wait in the outbox while no thread runs (one died): they go too. With no
     // thread yet, one starts: it publishes log rows an earlier process left staged.
-    await this.call((id) => this.outbox.flush(id), true);
+    await this.call((id) => this.outbox.flush(id), true, undefined);
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.inline?.close();
-    this.inline = undefined;
+    this.reader?.close();
+    this.reader = undefined;
+    this.committed = undefined;
     if (!this.worker && this.outbox.empty) return;
-    await this.call((id) => this.outbox.close(id), true, 'control', true);
+    await this.call((id) => this.outbox.close(id), true, undefined, true);
     await this.worker?.terminate();
     this.worker = undefined;
   }
 
   private async reserveWhenRoom(held: HeldQuota): Promise<ReserveRefusal | null> {
     while (this.unsettled >= this.capacity) await new Promise<void>((wake) => this.roomWaiters.push(wake));
-    return (await this.call((id) => this.outbox.reserve(id, held), true, 'reserve')) as ReserveRefusal | null;
+    if (this.closed) throw new LedgerWorkerError('The ledger is closed');
+    return this.take(held);
   }
 
-  /** `holds`: the answer left quota held (a reserve that was not refused and did not fail). */
-  private answered(waiter: Pending, holds: boolean): void {
-    if (waiter.kind === 'reserve') {
-      this.reservesPosted--;
-      if (!holds) this.openHolds--;
-      return;
+  /**
+   * One message of the thread: a batch's balances, then its answers. The balances are learnt after
+   * the answers, in the same turn, so no reserve sees a charge dropped and not yet in the balance.
+   */
+  private read(replies: WireReplies): void {
+    this.reportedFor = undefined;
+    readReplies(replies, this.replies);
+    const generation = this.reportedFor;
+    if (typeof generation === 'number' && this.committed) {
+      const r = this.reported;
+      for (let i = 0; i < r.length; i += 3) {
+        this.committed.learn(generation, r[i] as 'user' | 'token', r[i + 1] as number, r[i + 2] as number);
+      }
     }
-    if (waiter.kind !== 'job') return;
+    this.reported.length = 0;
+  }
+
+  /** Committed or failed, a settlement's charge is no longer this process's to hold. */
+  private answered(waiter: Pending): void {
+    if (!waiter.settling) return;
+    const g = waiter.settling.generation;
+    this.reportedFor = this.reportedFor === undefined || this.reportedFor === g ? g : null;
+    this.holds.add(waiter.settling.held, -waiter.settling.charge);
     this.unsettled--;
     while (this.unsettled < this.capacity && this.roomWaiters.length > 0) this.roomWaiters.shift()?.();
   }
@@ -229,7 +241,7 @@ export class SqliteWorkerLedger implements LedgerStore {
   private call(
     write: (id: number) => void,
     urgent: boolean,
-    kind: CallKind = 'control',
+    settling: Pending['settling'],
     closing = false,
   ): Promise<unknown> {
     if (this.closed && !closing) return Promise.reject(new LedgerWorkerError('The ledger is closed'));
@@ -237,39 +249,26 @@ export class SqliteWorkerLedger implements LedgerStore {
     this.running();
     return new Promise((resolve, reject) => {
       write(id);
-      if (kind === 'job') {
-        this.unsettled++;
-        this.jobsQueued++;
-        this.jobsSince ??= performance.now();
-      } else if (kind === 'reserve') {
-        this.reservesPosted++;
-      }
-      this.pending.add({ id, resolve, reject, kind });
+      if (settling) this.unsettled++;
+      this.pending.add({ id, resolve, reject, settling });
       if (urgent) {
         if (!this.postSoon) {
           this.postSoon = true;
           setImmediate(() => this.post());
         }
       } else if (!this.postSoon && !this.jobTimer) {
-        // Under load the settlements leave sooner, with the next reserve's message. Alone, each
-        // message wakes both threads (measured at one connection: ~50 us more time to first byte
-        // with 2 ms than with 10 ms); nobody waits for a settlement, so they wait for company.
-        this.jobTimer = setTimeout(() => this.post(), this.quietIntervalMs);
+        this.jobTimer = setTimeout(() => this.post(), this.intervalMs);
       }
     });
   }
 
-  /** The thread learns how long the settlements waited here, so together they wait one interval. */
   private post(): void {
     this.postSoon = false;
     if (this.jobTimer) clearTimeout(this.jobTimer);
     this.jobTimer = undefined;
     const worker = this.running();
-    const waited = this.jobsSince === undefined ? undefined : performance.now() - this.jobsSince;
-    const batch = this.outbox.take(waited);
+    const batch = this.outbox.take();
     if (!batch) return;
-    this.jobsSince = undefined;
-    this.jobsQueued = 0;
     worker.postMessage(batch);
   }
 
@@ -278,7 +277,7 @@ export class SqliteWorkerLedger implements LedgerStore {
     const worker = startWorker(this.data);
     // The new thread knows no strings yet; a batch already written keeps its indexes.
     this.outbox.resend();
-    worker.on('message', (replies: WireReplies) => readReplies(replies, this.replies));
+    worker.on('message', (replies: WireReplies) => this.read(replies));
     worker.on('error', (err) => this.lost(worker, `ledger worker failed: ${err.message}`));
     worker.on('exit', (code) => {
       if (!this.closed) this.lost(worker, `ledger worker exited with code ${code}`);
@@ -296,22 +295,30 @@ export class SqliteWorkerLedger implements LedgerStore {
     this.worker = undefined;
     this.options.onError?.(message);
     const waiting = this.pending.takeAll();
-    this.jobsQueued = 0;
     for (const w of waiting) {
-      this.answered(w, false);
+      this.answered(w);
       w.reject(new LedgerWorkerError(message));
     }
   }
 }
 
 /**
- * Never waits for the worker's write lock (busy timeout 0), and never checkpoints: a checkpoint of
- * the WAL on this thread would stall every request for milliseconds; the worker's connection does it.
+ * The two balances a reserve checks, read by id in one statement: one read transaction, so the page
+ * cache, which another connection's commit invalidates, is checked once.
  */
-function openInlineCore(data: LedgerWorkerData): SqliteLedgerCore {
-  const sqlite = openSqliteFile(data.file, 0);
-  sqlite.pragma('wal_autocheckpoint = 0');
-  return new SqliteLedgerCore(sqlite, data.status);
+function openCommittedBalances(file: string): CommittedBalances & { close(): void } {
+  const sqlite = openSqliteFile(file);
+  const both = sqlite
+    .prepare('SELECT (SELECT quota FROM users WHERE id = ?), (SELECT remain_quota FROM tokens WHERE id = ?)')
+    .raw();
+  const value = (v: unknown) => (v === undefined || v === null ? undefined : Number(v));
+  return {
+    read: (userId, tokenId) => {
+      const row = both.get(userId, tokenId) as unknown[];
+      return { user: value(row[0]), token: value(row[1]) };
+    },
+    close: () => sqlite.close(),
+  };
 }
 
 /**

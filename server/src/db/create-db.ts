@@ -1,6 +1,13 @@
 import { createRequire } from 'node:module';
 import type SQLite from 'better-sqlite3';
-import { Kysely, MysqlDialect, PostgresDialect, type SqliteDatabase, SqliteDialect } from 'kysely';
+import {
+  Kysely,
+  MysqlDialect,
+  PostgresDialect,
+  type SqliteDatabase,
+  SqliteDialect,
+  type SqliteStatement,
+} from 'kysely';
 import type * as Mysql from 'mysql2';
 import type PgModule from 'pg';
 import type { DialectName } from './dialect.js';
@@ -12,6 +19,11 @@ export interface Database {
   dialect: DialectName;
   /** The SQLite file behind `db` (not for `:memory:`), for work that opens its own connection. */
   sqliteFile?: string;
+  /**
+   * SQLite: how many statements that may write (and transaction ends) `db` has run. Work that keeps
+   * what it read through its own connection learns from it that `db` may have changed it.
+   */
+  sqliteWrites?: () => number;
   close(): Promise<void>;
 }
 
@@ -46,11 +58,15 @@ export function createDb(url: string, options: DbOptions = {}): Database {
   if (url.startsWith('sqlite:')) {
     const file = url.slice('sqlite:'.length);
     const sqlite = openSqliteFile(file, options.busyTimeoutMs);
-    const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+    const writes = { count: 0 };
+    const db = new Kysely<Tables>({
+      dialect: new SqliteDialect({ database: withStatementCache(sqlite, writes) }),
+    });
     return {
       db,
       dialect: 'sqlite',
       ...(file === ':memory:' ? {} : { sqliteFile: file }),
+      sqliteWrites: () => writes.count,
       close: () => db.destroy(),
     };
   }
@@ -84,19 +100,43 @@ const STATEMENT_CACHE_SIZE = 500;
  * Kysely prepares every query anew; preparing costs as much as running a small one. The gateway
  * runs a few hundred distinct statements, so they are kept by their SQL text. Kysely never streams
  * (`iterate`) here, so one statement is never in use twice at the same time.
+ *
+ * Every statement that may write is counted when it runs: Kysely runs with `run` all but queries
+ * and `RETURNING` statements, so every `run` counts (COMMIT too: a reader that looked between an
+ * UPDATE and its COMMIT learns again), and `all` counts unless SQLite reports the statement
+ * read-only.
  */
-function withStatementCache(sqlite: SQLite.Database): SqliteDatabase {
-  const statements = new Map<string, SQLite.Statement>();
+function withStatementCache(sqlite: SQLite.Database, writes: { count: number }): SqliteDatabase {
+  const statements = new Map<string, SqliteStatement>();
   return {
     close: () => sqlite.close(),
     prepare(sql: string) {
       let statement = statements.get(sql);
       if (!statement) {
         if (statements.size >= STATEMENT_CACHE_SIZE) statements.clear();
-        statement = sqlite.prepare(sql);
+        statement = counted(sqlite.prepare(sql), writes);
         statements.set(sql, statement);
       }
       return statement;
+    },
+  };
+}
+
+function counted(statement: SQLite.Statement, writes: { count: number }): SqliteStatement {
+  const readonly = statement.readonly;
+  return {
+    reader: statement.reader,
+    all(parameters) {
+      if (!readonly) writes.count++;
+      return statement.all(parameters);
+    },
+    run(parameters) {
+      writes.count++;
+      return statement.run(parameters);
+    },
+    iterate(parameters) {
+      if (!readonly) writes.count++;
+      return statement.iterate(parameters);
     },
   };
 }

@@ -538,62 +538,70 @@ interface SettleInput {
   log: FastifyBaseLogger;
 }
 
-/** Bills what was delivered: upstream usage when given, else a local count marked estimated. */
+/**
+ * Bills what was delivered: upstream usage when given, else a local count marked estimated. The
+ * ledger may take a while to answer (the SQLite store commits settlements in groups); only the
+ * reservation and the logger wait with it, not the request, its reply and its upstream exchange.
+ */
 function settle(s: Services, x: SettleInput): void {
-  const work = (async () => {
-    const { caller, attempt, outcome, call } = x;
-    let usage: Usage;
-    if (isMeaningfulUsage(outcome.usage)) {
-      usage = outcome.usage;
-    } else {
-      const tok = await s.relay.counter.tokenizer(attempt.selection.upstreamModel);
-      usage = {
-        ...emptyUsage(),
-        inputTokens: await x.promptTokens(),
-        outputTokens: call.estimateOutput ? countText(tok, outcome.completionText()) : 0,
-        // Speech is priced on input characters, which were counted exactly.
-        estimated: call.estimateOutput,
-      };
-    }
-    const billedModel = attempt.selection.billedModel;
-    const price = priceOf(s, billedModel) ?? priceOf(s, call.model)!;
-    const breakdown = computeQuota(price, caller.group.ratio, usage);
-    // Keys added one by one, not after a spread in a literal (V8 adds those through slow calls).
-    const metadata: Record<string, unknown> = breakdownMetadata(breakdown);
-    metadata.group_name = caller.group.symbol;
-    metadata.upstream_model = attempt.selection.upstreamModel;
-    metadata.requested_model = call.model;
-    metadata.first_response = outcome.firstByteMs;
-    metadata.estimated = usage.estimated;
-    if (outcome.clientAborted) metadata.client_aborted = true;
-    if (outcome.upstreamFailedMidway) metadata.upstream_failed_midway = true;
-    await s.relay.ledger.settle(
-      x.reservation,
-      breakdown.quota,
-      {
-        user_id: caller.user.id,
-        created_at: Math.floor(x.startedMs / 1000),
-        type: LogType.Consume,
-        content: '',
-        username: caller.user.username,
-        token_id: caller.token.id,
-        token_name: caller.token.name,
-        model_name: billedModel,
-        prompt_tokens: usage.inputTokens,
-        completion_tokens: usage.outputTokens,
-        channel_id: attempt.selection.channel.id,
-        request_time: s.clock.nowMs() - x.startedMs,
-        first_response_time: outcome.firstByteMs,
-        is_stream: call.isStream ? 1 : 0,
-        source_ip: x.ip,
-        group: caller.group.symbol,
-        metadata: JSON.stringify(metadata),
-      },
-      { recordLog: s.options.current.LogConsumeEnabled },
-    );
-  })().catch(async (err: unknown) => {
-    x.log.error({ err }, 'settlement failed; releasing the reserve');
-    await s.relay.ledger.release(x.reservation).catch(() => {});
+  const { reservation, log } = x;
+  const work = charge(s, x).catch(async (err: unknown) => {
+    log.error({ err }, 'settlement failed; releasing the reserve');
+    await s.relay.ledger.release(reservation).catch(() => {});
   });
   s.relay.pending.track(work);
+}
+
+/** Prices the call and hands the charge with its log row to the ledger, without waiting for it. */
+async function charge(s: Services, x: SettleInput): Promise<unknown> {
+  const { caller, attempt, outcome, call } = x;
+  let usage: Usage;
+  if (isMeaningfulUsage(outcome.usage)) {
+    usage = outcome.usage;
+  } else {
+    const tok = await s.relay.counter.tokenizer(attempt.selection.upstreamModel);
+    usage = {
+      ...emptyUsage(),
+      inputTokens: await x.promptTokens(),
+      outputTokens: call.estimateOutput ? countText(tok, outcome.completionText()) : 0,
+      // Speech is priced on input characters, which were counted exactly.
+      estimated: call.estimateOutput,
+    };
+  }
+  const billedModel = attempt.selection.billedModel;
+  const price = priceOf(s, billedModel) ?? priceOf(s, call.model)!;
+  const breakdown = computeQuota(price, caller.group.ratio, usage);
+  // Keys added one by one, not after a spread in a literal (V8 adds those through slow calls).
+  const metadata: Record<string, unknown> = breakdownMetadata(breakdown);
+  metadata.group_name = caller.group.symbol;
+  metadata.upstream_model = attempt.selection.upstreamModel;
+  metadata.requested_model = call.model;
+  metadata.first_response = outcome.firstByteMs;
+  metadata.estimated = usage.estimated;
+  if (outcome.clientAborted) metadata.client_aborted = true;
+  if (outcome.upstreamFailedMidway) metadata.upstream_failed_midway = true;
+  return s.relay.ledger.settle(
+    x.reservation,
+    breakdown.quota,
+    {
+      user_id: caller.user.id,
+      created_at: Math.floor(x.startedMs / 1000),
+      type: LogType.Consume,
+      content: '',
+      username: caller.user.username,
+      token_id: caller.token.id,
+      token_name: caller.token.name,
+      model_name: billedModel,
+      prompt_tokens: usage.inputTokens,
+      completion_tokens: usage.outputTokens,
+      channel_id: attempt.selection.channel.id,
+      request_time: s.clock.nowMs() - x.startedMs,
+      first_response_time: outcome.firstByteMs,
+      is_stream: call.isStream ? 1 : 0,
+      source_ip: x.ip,
+      group: caller.group.symbol,
+      metadata: JSON.stringify(metadata),
+    },
+    { recordLog: s.options.current.LogConsumeEnabled },
+  );
 }

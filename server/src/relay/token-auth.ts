@@ -33,7 +33,7 @@ interface Cached<T> {
 /**
  * Finds and checks the token and user behind an API key. Rows are cached for a few seconds and
  * dropped at once when tokens or users change (bus topics), so a disabled key stops working on the
- * next request. Balances are never trusted from here: the ledger's conditional update decides.
+ * next request. Balances are never trusted from here: the ledger decides.
  */
 export class RelayAuthenticator {
   private readonly tokens = new Map<string, Cached<TokenRow>>();
