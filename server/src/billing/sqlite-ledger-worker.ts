@@ -31,8 +31,18 @@ function failure(err: unknown): { message: string; code?: string } {
   return { message: String(e?.message ?? err), ...(e?.code ? { code: e.code } : {}) };
 }
 
+/**
+ * The thread's page cache, in KiB (SQLite's default is 2000). Measured with 1000 against the default
+ * under the benchmark's soak load: this thread's malloc arena 2.2 against 10.8 MiB after 20 s, the
+ * process's RSS 180 against 198 MiB after 150 s; at full chat load the thread's CPU per request
+ * 20.6 against 19.0 us (medians of 5 rounds), the main thread's unchanged.
+ */
+const PAGE_CACHE_KIB = 1024;
+
 function serve(port: NonNullable<typeof parentPort>, data: LedgerWorkerData): void {
-  const core = new SqliteLedgerCore(openSqliteFile(data.file, data.busyTimeoutMs), data.status);
+  const connection = openSqliteFile(data.file, data.busyTimeoutMs);
+  connection.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
+  const core = new SqliteLedgerCore(connection, data.status);
   const reader = new RequestReader();
   const replies = new ReplyWriter();
   const queue: { id: number; job: LedgerJob }[] = [];
