@@ -49,17 +49,12 @@ export class CommittedBalanceCache implements CommittedBalances {
    * believed only for settlements written in the generation it arrives in.
    */
   get generation(): number {
-    if (this.options.writes() !== this.writesSeen) {
-      this.writesSeen = this.options.writes();
-      this.current++;
-      this.users.clear();
-      this.tokens.clear();
-    }
+    this.forgetIfWritten();
     return this.current;
   }
 
   read(userId: number, tokenId: number): { user: number | undefined; token: number | undefined } {
-    this.generation;
+    this.forgetIfWritten();
     const now = this.options.nowMs();
     const user = this.users.get(userId);
     const token = this.tokens.get(tokenId);
@@ -75,6 +70,15 @@ export class CommittedBalanceCache implements CommittedBalances {
   learn(generation: number, kind: 'user' | 'token', id: number, value: number): void {
     if (generation !== this.generation) return;
     this.set(kind === 'user' ? this.users : this.tokens, id, value, this.options.nowMs());
+  }
+
+  private forgetIfWritten(): void {
+    const writes = this.options.writes();
+    if (writes === this.writesSeen) return;
+    this.writesSeen = writes;
+    this.current++;
+    this.users.clear();
+    this.tokens.clear();
   }
 
   private set(map: Map<number, Entry>, id: number, value: number, now: number): void {

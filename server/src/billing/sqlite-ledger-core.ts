@@ -46,7 +46,7 @@ export interface SettledAmounts {
   shortfall: number;
 }
 
-/** Balances by id: users' `quota`, limited tokens' `remain_quota`. */
+/** Balances by id: users' `quota`, tokens' `remain_quota`. */
 export interface BalanceRows {
   users: Map<number, number>;
   tokens: Map<number, number>;
@@ -132,14 +132,11 @@ export class SqliteLedgerCore {
     // The common batch: one transaction, no savepoints, balance changes summed per row. A job that
     // throws (a log row the table refuses) rolls the whole batch back, and it runs again isolated.
     this.groupedTx = sqlite.transaction((jobs: readonly LedgerJob[]) => {
-      let applied: { results: JobResult[]; balances: BalanceRows | undefined };
       try {
-        applied = this.applyGrouped(jobs);
+        return this.applyGrouped(jobs);
       } catch (err) {
         throw new JobFailed(String((err as Error)?.message ?? err), { cause: err });
       }
-      this.settled = applied.balances ?? this.readBalances(jobs);
-      return applied.results;
     });
     // Each job in its own savepoint (a nested transaction), so a failing job is undone alone and its
     // neighbours still commit in the one outer transaction.
@@ -153,7 +150,7 @@ export class SqliteLedgerCore {
           return { ok: false, error: { message: String(e?.message ?? err), code: e?.code } };
         }
       });
-      this.settled = this.readBalances(jobs);
+      this.settled = balanceRows(this.balancesOf(jobs));
       return results;
     });
   }
@@ -177,8 +174,8 @@ export class SqliteLedgerCore {
   }
 
   /**
-   * The balances of the users and limited tokens of the last batch, read in its transaction: what
-   * its commit left in the database.
+   * The balances of the users and tokens of the last batch, taken in its transaction: what its
+   * commit left in the database.
    */
   get settledBalances(): BalanceRows {
     return this.settled;
@@ -202,12 +199,10 @@ export class SqliteLedgerCore {
   /**
    * A grouped batch as one plan: the balances are read only when a settlement exceeds its reserve
    * (this connection holds the write lock, so they stay as read), then one UPDATE per user, token
-   * and channel touched, users first, and the log rows.
+   * and channel touched, users first, and the log rows. What the commit leaves is the locked
+   * balances plus the plan's sums, or, with none locked, read after the updates.
    */
-  private applyGrouped(jobs: readonly LedgerJob[]): {
-    results: JobResult[];
-    balances: BalanceRows | undefined;
-  } {
+  private applyGrouped(jobs: readonly LedgerJob[]): JobResult[] {
     const planned = jobs.map(
       (job): PlannedSettle => ({
         held: job.held,
@@ -225,36 +220,13 @@ export class SqliteLedgerCore {
       if (job.recordLog) this.insert(job.log, a.charged, a.shortfall);
       return { ok: true, value: { charged: a.charged, refunded: a.refunded, shortfall: a.shortfall } };
     });
-    // What the locked balances become with the plan's sums is what the commit leaves.
-    let balances: BalanceRows | undefined;
+    const rows = balanceRows(locked ?? this.balancesOf(jobs));
     if (locked) {
-      balances = { users: new Map(locked.users), tokens: new Map() };
-      for (const [id, t] of locked.tokens) balances.tokens.set(id, t.remain);
-      for (const u of plan.users) {
-        const before = balances.users.get(u.id);
-        if (before !== undefined) balances.users.set(u.id, before + u.quota);
-      }
-      for (const t of plan.tokens) {
-        const before = balances.tokens.get(t.id);
-        if (before !== undefined) balances.tokens.set(t.id, before + t.remain);
-      }
+      for (const u of plan.users) addTo(rows.users, u.id, u.quota);
+      for (const t of plan.tokens) addTo(rows.tokens, t.id, t.remain);
     }
-    return { results, balances };
-  }
-
-  private readBalances(jobs: readonly LedgerJob[]): BalanceRows {
-    const rows: BalanceRows = { users: new Map(), tokens: new Map() };
-    for (const { held } of jobs) {
-      if (!rows.users.has(held.userId)) {
-        const quota = this.userRoom.get(held.userId);
-        if (quota !== undefined) rows.users.set(held.userId, Number(quota));
-      }
-      if (!held.tokenUnlimited && !rows.tokens.has(held.tokenId)) {
-        const remain = this.tokenRoom.get(held.tokenId);
-        if (remain !== undefined) rows.tokens.set(held.tokenId, Number(remain));
-      }
-    }
-    return rows;
+    this.settled = rows;
+    return results;
   }
 
   private balancesOf(jobs: readonly LedgerJob[]): LockedBalances {
@@ -319,4 +291,16 @@ export class SqliteLedgerCore {
   close(): void {
     this.sqlite.close();
   }
+}
+
+function balanceRows(balances: LockedBalances): BalanceRows {
+  const tokens = new Map<number, number>();
+  for (const [id, t] of balances.tokens) tokens.set(id, t.remain);
+  return { users: new Map(balances.users), tokens };
+}
+
+/** Adds to a row that was read; a row that does not exist stays out. */
+function addTo(rows: Map<number, number>, id: number, amount: number): void {
+  const before = rows.get(id);
+  if (before !== undefined) rows.set(id, before + amount);
 }

@@ -64,9 +64,10 @@ export class LedgerWorkerError extends Error {
 /**
  * The SQLite ledger store. A reserve is answered on this thread from the committed balances less
  * what is held in memory (quota-holds.ts): no write, no read once the balances are known, no trip
- * to another thread before the call goes upstream. A settlement charges the final cost in a worker thread on its own connection, so commits
- * never stall the event loop. Back-pressure: while `capacity` settlements wait to be committed, new
- * reserves wait, so requests slow down instead of queueing without bound; nothing is dropped.
+ * to another thread before the call goes upstream. A settlement charges the final cost in a worker
+ * thread on its own connection, so commits never stall the event loop. Back-pressure: while
+ * `capacity` settlements wait to be committed, new reserves wait, so requests slow down instead of
+ * queueing without bound; nothing is dropped.
  */
 export class SqliteWorkerLedger implements LedgerStore {
   private worker: Worker | undefined;
