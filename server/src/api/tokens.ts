@@ -9,7 +9,7 @@ import {
 } from '@switchyard/domain';
 import { z } from 'zod';
 import { newApiKey, sealApiKey, unsealApiKey } from '../auth/api-keys.js';
-import { TOKEN_ORDERABLE, type TokenPatch, type TokenRow } from '../db/queries/tokens.js';
+import { newTokenRow, TOKEN_ORDERABLE, type TokenPatch, type TokenRow } from '../db/queries/tokens.js';
 import type { UserRow } from '../db/tables.js';
 import { ApiError } from '../http/api-error.js';
 import { type PageRequest, pageQuery, pageResult } from '../http/pagination.js';
@@ -99,22 +99,15 @@ export async function playgroundToken({ s, caller }: RouteContext<unknown, unkno
   const user = caller!.user;
   let row = await s.repos.tokens.firstByNameForUser(user.id, PLAYGROUND_TOKEN_NAME);
   if (!row) {
-    await s.repos.tokens.insert({
-      user_id: user.id,
-      name: PLAYGROUND_TOKEN_NAME,
-      ...sealApiKey(s.secretBox, newApiKey()),
-      status: TokenStatus.Enabled,
-      created_time: s.clock.nowSeconds(),
-      accessed_time: 0,
-      expired_time: NEVER_EXPIRES,
-      remain_quota: 0,
-      unlimited_quota: 1,
-      used_quota: 0,
-      group: '',
-      models: null,
-      subnet: '',
-      deleted_at: null,
-    });
+    await s.repos.tokens.insert(
+      newTokenRow({
+        user_id: user.id,
+        name: PLAYGROUND_TOKEN_NAME,
+        ...sealApiKey(s.secretBox, newApiKey()),
+        created_time: s.clock.nowSeconds(),
+        unlimited_quota: 1,
+      }),
+    );
     row = await s.repos.tokens.firstByNameForUser(user.id, PLAYGROUND_TOKEN_NAME);
     if (!row) throw new Error('the playground token vanished right after its insert');
   }

@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, type Database } from '../db/create-db.js';
 import { insertReturningId, toNumber } from '../db/dialect.js';
 import { migrateToLatest } from '../db/migrations/index.js';
+import { newTokenRow } from '../db/queries/tokens.js';
+import { newUserRow } from '../db/queries/users.js';
 import { createTestDatabase, engineTargets, type TestDatabase } from '../test/databases.js';
 import { KyselyLedgerStore } from './kysely-ledger-store.js';
 import { type ConsumeLog, Ledger, type LedgerStore, type Reservation } from './ledger.js';
@@ -42,54 +44,34 @@ for (const { target, store } of variants) {
       seq++;
       return insertReturningId(
         d.dialect,
-        d.db.insertInto('users').values({
-          username: `user${seq}`,
-          password_hash: 'x',
-          display_name: '',
-          role: 1,
-          status: 1,
-          email: '',
-          avatar_url: '',
-          github_id: '',
-          wechat_id: '',
-          lark_id: '',
-          oidc_id: '',
-          telegram_id: 0,
-          access_token_hash: null,
-          quota,
-          used_quota: 0,
-          request_count: 0,
-          group: 'default',
-          aff_code: `aff${seq}`,
-          inviter_id: 0,
-          last_login_time: 0,
-          last_login_ip: '',
-          created_time: 0,
-          deleted_at: null,
-        }),
+        d.db.insertInto('users').values(
+          newUserRow({
+            username: `user${seq}`,
+            password_hash: 'x',
+            display_name: '',
+            role: 1,
+            quota,
+            aff_code: `aff${seq}`,
+            created_time: 0,
+          }),
+        ),
       );
     };
     const addToken = (userId: number, remain: number, unlimited = false) => {
       seq++;
       return insertReturningId(
         d.dialect,
-        d.db.insertInto('tokens').values({
-          user_id: userId,
-          name: `token${seq}`,
-          key_hash: `hash${seq}`,
-          key_sealed: '',
-          status: TokenStatus.Enabled,
-          created_time: 0,
-          accessed_time: 0,
-          expired_time: -1,
-          remain_quota: remain,
-          unlimited_quota: unlimited ? 1 : 0,
-          used_quota: 0,
-          group: '',
-          models: null,
-          subnet: '',
-          deleted_at: null,
-        }),
+        d.db.insertInto('tokens').values(
+          newTokenRow({
+            user_id: userId,
+            name: `token${seq}`,
+            key_hash: `hash${seq}`,
+            key_sealed: '',
+            created_time: 0,
+            remain_quota: remain,
+            unlimited_quota: unlimited ? 1 : 0,
+          }),
+        ),
       );
     };
     const addChannel = () => {

@@ -2,6 +2,8 @@ import { TokenStatus } from '@switchyard/domain';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, type Database } from '../db/create-db.js';
 import { migrateToLatest } from '../db/migrations/index.js';
+import { newTokenRow } from '../db/queries/tokens.js';
+import { newUserRow } from '../db/queries/users.js';
 import { openSqliteFile } from '../db/sqlite-file.js';
 import { createTestDatabase, engineTargets, type TestDatabase } from '../test/databases.js';
 import { logRow } from './consume-log-row.js';
@@ -22,53 +24,32 @@ describe('the SQLite ledger thread', () => {
     await migrateToLatest(d.db, d.dialect);
     const row = await d.db
       .insertInto('users')
-      .values({
-        username: 'ledger',
-        password_hash: 'x',
-        display_name: '',
-        role: 1,
-        status: 1,
-        email: '',
-        avatar_url: '',
-        github_id: '',
-        wechat_id: '',
-        lark_id: '',
-        oidc_id: '',
-        telegram_id: 0,
-        access_token_hash: null,
-        quota: 1000,
-        used_quota: 0,
-        request_count: 0,
-        group: 'default',
-        aff_code: 'affledger',
-        inviter_id: 0,
-        last_login_time: 0,
-        last_login_ip: '',
-        created_time: 0,
-        deleted_at: null,
-      })
+      .values(
+        newUserRow({
+          username: 'ledger',
+          password_hash: 'x',
+          role: 1,
+          quota: 1000,
+          aff_code: 'affledger',
+          created_time: 0,
+          display_name: '',
+        }),
+      )
       .returning('id')
       .executeTakeFirstOrThrow();
     userId = Number(row.id);
     const token = await d.db
       .insertInto('tokens')
-      .values({
-        user_id: userId,
-        name: 'ledger key',
-        key_hash: 'ledgerkey',
-        key_sealed: '',
-        status: TokenStatus.Enabled,
-        created_time: 0,
-        accessed_time: 0,
-        expired_time: -1,
-        remain_quota: 1_000_000_000,
-        unlimited_quota: 0,
-        used_quota: 0,
-        group: '',
-        models: null,
-        subnet: '',
-        deleted_at: null,
-      })
+      .values(
+        newTokenRow({
+          user_id: userId,
+          name: 'ledger key',
+          key_hash: 'ledgerkey',
+          key_sealed: '',
+          created_time: 0,
+          remain_quota: 1_000_000_000,
+        }),
+      )
       .returning('id')
       .executeTakeFirstOrThrow();
     tokenId = Number(token.id);

@@ -2,29 +2,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, engineTargets, type TestDatabase } from '../../test/databases.js';
 import { createDb, type Database } from '../create-db.js';
 import { migrateToLatest } from '../migrations/index.js';
-import { type NewToken, type TokensQueries, tokensQueries } from './tokens.js';
+import { type NewToken, newTokenRow, type TokensQueries, tokensQueries } from './tokens.js';
 
 let seq = 0;
 const token = (over: Partial<NewToken>): NewToken => {
   seq++;
-  return {
+  return newTokenRow({
     user_id: 1,
     name: `t${seq}`,
     key_hash: `hash-${seq}`,
     key_sealed: `sealed-${seq}`,
-    status: 1,
     created_time: 1000 + seq,
-    accessed_time: 0,
-    expired_time: -1,
-    remain_quota: 0,
-    unlimited_quota: 0,
-    used_quota: 0,
-    group: '',
-    models: null,
-    subnet: '',
-    deleted_at: null,
     ...over,
-  };
+  });
 };
 
 const page = (order: { column: 'id' | 'name' | 'remain_quota'; direction: 'asc' | 'desc' }[] = []) => ({

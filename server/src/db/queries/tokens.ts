@@ -1,3 +1,4 @@
+import { NEVER_EXPIRES, TokenStatus } from '@switchyard/domain';
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Database } from '../create-db.js';
 import { insertReturningId, toNumber } from '../dialect.js';
@@ -8,6 +9,25 @@ export type TokenRow = Selectable<TokensTable>;
 export type NewToken = Insertable<TokensTable>;
 export type TokenPatch = Updateable<TokensTable>;
 export type TokensQueries = ReturnType<typeof tokensQueries>;
+
+/** A new token row: the given owner, name and sealed key, enabled, never expiring, with no quota. */
+export function newTokenRow(
+  fields: Pick<NewToken, 'user_id' | 'name' | 'key_hash' | 'key_sealed' | 'created_time'> & Partial<NewToken>,
+): NewToken {
+  return {
+    status: TokenStatus.Enabled,
+    accessed_time: 0,
+    expired_time: NEVER_EXPIRES,
+    remain_quota: 0,
+    unlimited_quota: 0,
+    used_quota: 0,
+    group: '',
+    models: null,
+    subnet: '',
+    deleted_at: null,
+    ...fields,
+  };
+}
 
 export const TOKEN_ORDERABLE = [
   'id',
