@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { ExtraRatios, ModelPrice } from './price-book.js';
-import { breakdownMetadata, computeQuota, reserveAmount, timesQuota, tokensQuota } from './quota-math.js';
+import {
+  breakdownMetadata,
+  ceilQuota,
+  computeQuota,
+  reserveAmount,
+  timesQuota,
+  tokensQuota,
+} from './quota-math.js';
 import { emptyUsage, type Usage } from './usage.js';
 
 function price(input: number, output: number, extraRatios: ExtraRatios = {}): ModelPrice {
@@ -22,6 +29,44 @@ function perCall(input: number): ModelPrice {
 function usage(patch: Partial<Usage>): Usage {
   return { ...emptyUsage(), ...patch };
 }
+
+describe('ceilQuota', () => {
+  const reference = (x: number) => Math.max(0, Math.ceil(Number(x.toPrecision(12))));
+
+  it('rounds up exactly as the trimmed amount would, noise, near-integers and large amounts included', () => {
+    const cases = [
+      0,
+      0.1,
+      7,
+      10 * 0.7,
+      3 * 0.1 * 10,
+      1 + 1e-13,
+      1 + 4e-12,
+      1 + 6e-12,
+      1 - 1e-13,
+      99.99999999999,
+      123456.0000000001,
+      1e11 - 0.5,
+      1e11 + 0.3,
+      1234567890123.7,
+      5e14 + 0.25,
+      -0.5,
+    ];
+    for (const x of cases) expect(ceilQuota(x), String(x)).toBe(reference(x));
+    // Amounts as the pricing makes them: tokens x ratios, with and without float noise.
+    let seed = 42;
+    const next = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    for (let i = 0; i < 100_000; i++) {
+      const tokens = Math.floor(next() * 10 ** (1 + Math.floor(next() * 9)));
+      const ratio = Math.round(next() * 1000) / [1, 10, 100, 1000, 3][i % 5]!;
+      const x = tokens * ratio * (i % 7 === 0 ? 0.1 * 3 : 1);
+      expect(ceilQuota(x)).toBe(reference(x));
+    }
+  });
+});
 
 describe('tokens pricing', () => {
   it('bills input x inputRatio + output x outputRatio', () => {

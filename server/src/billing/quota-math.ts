@@ -51,7 +51,15 @@ function trimNoise(x: number): number {
   return Number(x.toPrecision(12));
 }
 
-function ceilQuota(x: number): number {
+/**
+ * `ceil` of the trimmed amount. Trimming moves x by at most |x| x 5e-12, so when x lies further than
+ * that above the integer below it, the trimmed value has the same ceiling as x, and the string round
+ * trip of `toPrecision` (~330 ns against ~17 ns) is skipped. From 1e11 up that distance is a whole
+ * unit, so large amounts always take the trimmed path.
+ */
+export function ceilQuota(x: number): number {
+  const below = Math.floor(x);
+  if (x - below > x * 1e-11) return Math.max(0, below + 1);
   return Math.max(0, Math.ceil(trimNoise(x)));
 }
 
