@@ -28,6 +28,7 @@ import {
   type OpenAiChannel,
   type OpenAiEndpoint,
   type OpenAiRequestInput,
+  UpstreamAddresses,
   type UpstreamRequest,
 } from '../providers/openai/request.js';
 import { readRerankRequest } from '../providers/rerank.js';
@@ -432,7 +433,7 @@ export function channelAccess(s: Services, c: RoutableChannel): ChannelAccess {
   } catch {
     plugin = {};
   }
-  return {
+  const access: ChannelAccess = {
     type: c.type,
     baseUrl: c.baseUrl,
     key: firstKeyLine(s.secretBox.decrypt(c.keySealed)),
@@ -441,4 +442,6 @@ export function channelAccess(s: Services, c: RoutableChannel): ChannelAccess {
     paths: customPathsFromPlugin(plugin),
     plugin,
   };
+  access.addresses = new UpstreamAddresses(access);
+  return access;
 }

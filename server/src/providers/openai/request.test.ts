@@ -10,6 +10,7 @@ import {
   type OpenAiEndpoint,
   parseModelHeaders,
   UnsupportedEndpointError,
+  UpstreamAddresses,
 } from './request.js';
 
 const openai: OpenAiChannel = { type: 1, baseUrl: '', key: 'sk-upstream', other: '' };
@@ -179,6 +180,34 @@ describe('buildOpenAiRequest: URL and headers', () => {
     expect(build(custom, 'completions', json('{}')).url).toBe('https://llm.example/api/completions');
     expect(() => build(custom, 'embeddings', json('{}'))).toThrow(UnsupportedEndpointError);
     expect(customPathsFromPlugin(null)).toEqual({});
+  });
+
+  it("keeps a channel's addresses once worked out, and resolves a copy with another type afresh", () => {
+    const paths = customPathsFromPlugin({ customize: { '3': 'disable' } });
+    const channel: OpenAiChannel = {
+      type: 8,
+      baseUrl: 'https://llm.example/api?v=2',
+      key: 'k',
+      other: '',
+      paths,
+    };
+    const fresh = build(channel, 'chat/completions', json('{}'));
+    channel.addresses = new UpstreamAddresses(channel);
+    for (let i = 0; i < 2; i++) {
+      expect(build(channel, 'chat/completions', json('{}')).url).toBe(fresh.url);
+      expect(build(channel, 'completions', json('{}')).url).toBe('https://llm.example/api/completions?v=2');
+      expect(() => build(channel, 'embeddings', json('{}'))).toThrow(UnsupportedEndpointError);
+    }
+    // Azure and Qianfan build from a copy of the channel under their own type.
+    const asAzure = build({ ...channel, type: 3 }, 'chat/completions', json('{}'));
+    expect(asAzure.path).toBe('/api/openai/deployments/gpt-4o/chat/completions?v=2&api-version=2024-10-21');
+    expect(asAzure.headers['api-key']).toBe('k');
+    // A channel that cannot be resolved fails on every request, not only the first.
+    const broken: OpenAiChannel = { type: 8, baseUrl: 'ftp://x', key: 'k', other: '' };
+    broken.addresses = new UpstreamAddresses(broken);
+    for (let i = 0; i < 2; i++) {
+      expect(() => build(broken, 'chat/completions', json('{}'))).toThrow(ChannelConfigError);
+    }
   });
 });
 
