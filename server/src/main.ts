@@ -46,6 +46,7 @@ import { ZhipuTokenCache } from './providers/zhipu/token.js';
 import { ChannelAccessCache } from './relay/channel-access-cache.js';
 import { ChannelTestRun } from './relay/channel-tester.js';
 import { channelAccess } from './relay/channel-transports.js';
+import { Http1Upstream } from './relay/http1-upstream.js';
 import { InFlight } from './relay/in-flight.js';
 import { RelayTables } from './relay/relay-tables.js';
 import {
@@ -188,6 +189,8 @@ export async function composeServices(
     // need 1000 sockets); idle sockets are closed after the keep-alive time.
     const upstream = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000 });
     closers.push(() => upstream.close());
+    const forward = new Http1Upstream({ fallback: upstream });
+    closers.push(() => forward.close());
     const relay = {
       tables,
       auth: new RelayAuthenticator(repos, secretBox, bus, clock.nowMs),
@@ -198,6 +201,7 @@ export async function composeServices(
       bucket,
       access: new ChannelAccessCache((channel) => channelAccess(services, channel)),
       upstream,
+      forward,
       pending: new InFlight(),
       testRun: new ChannelTestRun(() => services),
       vertexTokens: new VertexTokenCache(),

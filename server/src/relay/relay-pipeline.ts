@@ -446,7 +446,7 @@ async function sendWithRetries(
     let failure: unknown;
     try {
       exchange = await call.prepare(selection, r.access.get(selection.channel));
-      response = await sendUpstream(r.upstream, exchange.request);
+      response = await sendUpstream(r.forward, exchange.request);
     } catch (err) {
       failure = err;
     }

@@ -11,6 +11,7 @@ import type { RelayTables } from './relay-tables.js';
 import type { ChannelHealth } from './routing/channel-health.js';
 import type { ChannelSelector } from './routing/channel-selector.js';
 import type { RelayAuthenticator } from './token-auth.js';
+import type { UpstreamDispatcher } from './upstream-dispatch.js';
 
 /** What the /v1 pipeline needs beyond the common services; wired in main.ts. */
 export interface RelayServices {
@@ -23,8 +24,10 @@ export interface RelayServices {
   bucket: TokenBucket;
   /** Channels' decrypted keys and parsed settings, per routing-table entry. */
   access: ChannelAccessCache;
-  /** Keep-alive connection pools to the upstreams, one per origin. */
+  /** Keep-alive connection pools to the upstreams, one per origin (undici): model lists, balances, tests. */
   upstream: Dispatcher;
+  /** The relay's own keep-alive client for the calls it forwards; hands anything else to `upstream`. */
+  forward: UpstreamDispatcher;
   /** Settlements started and not yet committed; graceful shutdown and tests wait on these. */
   pending: InFlight;
   /** The background "test all channels" run (one at a time per process). */

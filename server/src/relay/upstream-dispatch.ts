@@ -42,8 +42,16 @@ export interface UpstreamBody {
   cancel(): void;
 }
 
+/** What forwards a request: undici's dispatchers, or the relay's own client (http1-upstream.ts). */
+export interface UpstreamDispatcher {
+  dispatch(opts: UpstreamRequestOptions, handler: Dispatcher.DispatchHandler): boolean;
+}
+
 /** Dispatches one request; resolves with the reply once its headers are in, rejects on transport errors before that. */
-export function sendUpstream(dispatcher: Dispatcher, req: UpstreamRequestOptions): Promise<UpstreamReply> {
+export function sendUpstream(
+  dispatcher: UpstreamDispatcher,
+  req: UpstreamRequestOptions,
+): Promise<UpstreamReply> {
   return new Promise((resolve, reject) => {
     const handler = new ReplyHandler(resolve, reject);
     dispatcher.dispatch(

@@ -1,0 +1,462 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import net from 'node:net';
+import { performance } from 'node:perf_hooks';
+import tls from 'node:tls';
+import type { Dispatcher } from 'undici';
+import { Http1ReplyParser, type ReplyEvents } from './http1-reply-parser.js';
+import type { UpstreamDispatcher, UpstreamRequestOptions } from './upstream-dispatch.js';
+
+// The relay's own HTTP/1.1 client for the calls it forwards (design §4 'Speed'). A forwarded call
+// is one buffered request and one reply whose bytes go on to the client, so the client is a socket
+// per call in flight, kept alive per origin, a request written in one system call and a reply
+// framed by http1-reply-parser.ts; on the bench machine undici's general client (request queue,
+// pipelining, wasm parser, per-request timers) cost ~10 us of main-thread time a call more.
+// Everything else (a streamed upload, a protocol other than http and https) goes to undici.
+
+export interface Http1UpstreamOptions {
+  /** Carries what this client does not: requests with a streamed body, origins not http(s). */
+  fallback: Dispatcher;
+  /** Default 10 s (undici's). */
+  connectTimeoutMs?: number;
+  /** From the request written to the reply's head. Default 300 s (undici's). */
+  headersTimeoutMs?: number;
+  /** Between two pieces of the body, unless the relay paused the reply. Default 300 s (undici's). */
+  bodyTimeoutMs?: number;
+  /** An idle connection is closed after this long, or earlier when the upstream's Keep-Alive says so. Default 30 s. */
+  keepAliveMs?: number;
+  /** How often the timeouts above are checked. Default 1 s. */
+  sweepMs?: number;
+  /** For https upstreams behind a private CA; by default Node's CA store is trusted, and certificates are checked. */
+  tls?: Pick<tls.ConnectionOptions, 'ca'>;
+}
+
+/** A transport failure, with the codes undici gives the same failures (the relay reads them). */
+export class UpstreamSocketError extends Error {
+  constructor(
+    message: string,
+    readonly code: string,
+  ) {
+    super(message);
+    this.name = 'UpstreamSocketError';
+  }
+}
+
+/** Request bodies up to this size go out in the same buffer as the head. */
+const COPY_BODY_BYTES = 64 * 1024;
+/** Framing is the client's own: these are never taken from the caller. */
+const FRAMING_HEADERS = new Set([
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'upgrade',
+]);
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** Tab, visible ASCII and obs-text: a CR, LF or NUL would split the request. */
+const BAD_HEADER_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
+const BAD_PATH = /[^\u0021-\u00ff]/;
+
+export class Http1Upstream implements UpstreamDispatcher {
+  private readonly origins = new Map<string, OriginPool | null>();
+  /** Every open connection, idle or busy, for the sweep. */
+  readonly connections = new Set<UpstreamConnection>();
+  readonly limits: Required<Omit<Http1UpstreamOptions, 'fallback' | 'sweepMs' | 'tls'>>;
+  private readonly sweeper: NodeJS.Timeout;
+  private closing = false;
+  private drained: (() => void) | undefined;
+
+  constructor(private readonly options: Http1UpstreamOptions) {
+    this.limits = {
+      connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
+      headersTimeoutMs: options.headersTimeoutMs ?? 300_000,
+      bodyTimeoutMs: options.bodyTimeoutMs ?? 300_000,
+      keepAliveMs: options.keepAliveMs ?? 30_000,
+    };
+    this.sweeper = setInterval(() => this.sweep(), options.sweepMs ?? 1000);
+    this.sweeper.unref();
+  }
+
+  dispatch(opts: UpstreamRequestOptions, handler: Dispatcher.DispatchHandler): boolean {
+    const body = opts.body ?? null;
+    const pool = this.poolFor(opts.origin);
+    if (!pool || (body !== null && typeof body !== 'string' && !Buffer.isBuffer(body))) {
+      return this.options.fallback.dispatch(opts, handler);
+    }
+    const control = new RequestControl();
+    let bytes: Buffer | [Buffer, Buffer];
+    try {
+      if (this.closing) throw new UpstreamSocketError('the upstream client is closed', 'UND_ERR_CLOSED');
+      bytes = requestBytes(opts, pool.host, body);
+    } catch (err) {
+      handler.onResponseError?.(control, err as Error);
+      return false;
+    }
+    let conn = pool.idle.pop();
+    while (conn && !conn.usable) conn = pool.idle.pop();
+    conn ??= this.open(pool);
+    conn.send(bytes, handler, control, opts.method === 'HEAD');
+    return true;
+  }
+
+  /** Idle connections close now; busy ones once their reply is read. */
+  close(): Promise<void> {
+    this.closing = true;
+    clearInterval(this.sweeper);
+    for (const pool of this.origins.values()) {
+      if (!pool) continue;
+      // Each leaves the idle list as it is destroyed.
+      for (const conn of [...pool.idle]) conn.destroy();
+    }
+    if (this.connections.size === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.drained = resolve;
+    });
+  }
+
+  /** A connection finished its reply: kept for the next call unless it cannot be reused. */
+  release(conn: UpstreamConnection, reusable: boolean): void {
+    if (reusable && !this.closing) conn.pool.idle.push(conn);
+    else conn.destroy();
+  }
+
+  forget(conn: UpstreamConnection): void {
+    this.connections.delete(conn);
+    const idle = conn.pool.idle;
+    const at = idle.indexOf(conn);
+    if (at >= 0) idle.splice(at, 1);
+    if (this.connections.size === 0) this.drained?.();
+  }
+
+  private open(pool: OriginPool): UpstreamConnection {
+    const conn = new UpstreamConnection(this, pool);
+    this.connections.add(conn);
+    return conn;
+  }
+
+  private poolFor(origin: string): OriginPool | null {
+    let pool = this.origins.get(origin);
+    if (pool === undefined) {
+      pool = OriginPool.of(origin, this.options.tls);
+      this.origins.set(origin, pool);
+    }
+    return pool;
+  }
+
+  private sweep(): void {
+    const now = performance.now();
+    for (const conn of this.connections) conn.checkTimeouts(now, this.limits);
+  }
+}
+
+/** Where one origin's connections go, and those of them waiting for a call. */
+class OriginPool {
+  readonly idle: UpstreamConnection[] = [];
+
+  private constructor(
+    readonly tls: boolean,
+    private readonly tlsOptions: Http1UpstreamOptions['tls'],
+    readonly hostname: string,
+    readonly port: number,
+    /** The Host header: the origin's host, with its port unless it is the scheme's default. */
+    readonly host: string,
+  ) {}
+
+  /** Null for an origin this client does not speak to (it goes to the fallback). */
+  static of(origin: string, tlsOptions: Http1UpstreamOptions['tls']): OriginPool | null {
+    let url: URL;
+    try {
+      url = new URL(origin);
+    } catch {
+      return null;
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
+    if (url.username || url.password) return null;
+    const secure = url.protocol === 'https:';
+    const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+    return new OriginPool(secure, tlsOptions, hostname, Number(url.port) || (secure ? 443 : 80), url.host);
+  }
+
+  connect(): net.Socket {
+    const options = {
+      host: this.hostname,
+      port: this.port,
+      noDelay: true,
+      keepAlive: true,
+      keepAliveInitialDelay: 60_000,
+    };
+    if (!this.tls) return net.connect(options);
+    return tls.connect({
+      ...options,
+      ...this.tlsOptions,
+      servername: net.isIP(this.hostname) ? undefined : this.hostname,
+      ALPNProtocols: ['http/1.1'],
+    });
+  }
+}
+
+/** The request's head and body as they go on the wire. */
+function requestBytes(
+  opts: UpstreamRequestOptions,
+  host: string,
+  body: Buffer | string | null,
+): Buffer | [Buffer, Buffer] {
+  if (BAD_PATH.test(opts.path)) throw new TypeError('invalid request path');
+  let head = `${opts.method} ${opts.path} HTTP/1.1\r\n`;
+  let hasHost = false;
+  const headers = opts.headers;
+  for (const name in headers) {
+    const value = headers[name];
+    if (value === undefined) continue;
+    const lower = name.toLowerCase();
+    if (FRAMING_HEADERS.has(lower)) continue;
+    if (!HEADER_NAME.test(name)) throw new TypeError(`invalid header name: ${name}`);
+    if (BAD_HEADER_VALUE.test(value)) throw new TypeError(`invalid value for header ${name}`);
+    if (lower === 'host') hasHost = true;
+    head += `${name}: ${value}\r\n`;
+  }
+  if (!hasHost) head += `host: ${host}\r\n`;
+  const bodyBytes = body === null ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.length;
+  const method = opts.method;
+  if (body !== null || method === 'POST' || method === 'PUT' || method === 'PATCH') {
+    head += `content-length: ${bodyBytes}\r\n`;
+  }
+  head += '\r\n';
+  if (bodyBytes > COPY_BODY_BYTES) {
+    return [Buffer.from(head, 'latin1'), typeof body === 'string' ? Buffer.from(body) : (body as Buffer)];
+  }
+  const out = Buffer.allocUnsafe(head.length + bodyBytes);
+  const at = out.write(head, 0, 'latin1');
+  if (typeof body === 'string') out.write(body, at, 'utf8');
+  else if (body) body.copy(out, at);
+  return out;
+}
+
+/** The handle one call's handler holds: it acts only while its call is the connection's. */
+class RequestControl implements Dispatcher.DispatchController {
+  conn: UpstreamConnection | undefined;
+  aborted = false;
+  paused = false;
+  reason: Error | null = null;
+
+  abort(reason: Error): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    this.conn?.abort(this, reason);
+  }
+  pause(): void {
+    this.paused = true;
+    this.conn?.pause(this);
+  }
+  resume(): void {
+    this.paused = false;
+    this.conn?.resume(this);
+  }
+}
+
+enum Phase {
+  Connecting,
+  Idle,
+  AwaitingHead,
+  ReadingBody,
+  Closed,
+}
+
+/** One socket to an upstream, carrying one call at a time. */
+class UpstreamConnection implements ReplyEvents {
+  private readonly socket: net.Socket;
+  private phase = Phase.Connecting;
+  private connected = false;
+  private handler: Dispatcher.DispatchHandler | undefined;
+  private control: RequestControl | undefined;
+  private parser: Http1ReplyParser | undefined;
+  private lastActivity = performance.now();
+  private keepAliveMs: number;
+
+  constructor(
+    private readonly client: Http1Upstream,
+    readonly pool: OriginPool,
+  ) {
+    this.keepAliveMs = client.limits.keepAliveMs;
+    const socket = pool.connect();
+    this.socket = socket;
+    socket.once(pool.tls ? 'secureConnect' : 'connect', () => {
+      this.connected = true;
+      this.lastActivity = performance.now();
+    });
+    socket.on('data', (chunk: Buffer) => this.read(chunk));
+    socket.on('end', () => this.ended());
+    socket.on('error', (err) => this.broken(err));
+    socket.on('close', () => this.broken(new UpstreamSocketError('other side closed', 'UND_ERR_SOCKET')));
+  }
+
+  /** Whether an idle connection can take a call (its upstream may have closed it meanwhile). */
+  get usable(): boolean {
+    return this.phase === Phase.Idle && !this.socket.destroyed && this.socket.writable;
+  }
+
+  send(
+    bytes: Buffer | [Buffer, Buffer],
+    handler: Dispatcher.DispatchHandler,
+    control: RequestControl,
+    head: boolean,
+  ): void {
+    this.handler = handler;
+    this.control = control;
+    control.conn = this;
+    this.parser = new Http1ReplyParser(this, head);
+    this.phase = Phase.AwaitingHead;
+    this.lastActivity = performance.now();
+    handler.onRequestStart?.(control, {});
+    if (control.aborted) return;
+    if (Array.isArray(bytes)) {
+      this.socket.cork();
+      this.socket.write(bytes[0]);
+      this.socket.write(bytes[1]);
+      this.socket.uncork();
+    } else {
+      this.socket.write(bytes);
+    }
+  }
+
+  // ReplyEvents: the parser's reading of the current reply.
+  head(statusCode: number, headers: IncomingHttpHeaders): void {
+    this.phase = Phase.ReadingBody;
+    const hint = headers['keep-alive'];
+    if (hint !== undefined) this.keepAliveMs = keepAliveFrom(String(hint), this.client.limits.keepAliveMs);
+    const control = this.control as RequestControl;
+    this.handler?.onResponseStart?.(control, statusCode, headers);
+  }
+  data(chunk: Buffer): void {
+    const control = this.control as RequestControl;
+    if (!control.aborted) this.handler?.onResponseData?.(control, chunk);
+  }
+  end(): void {}
+
+  abort(control: RequestControl, reason: Error): void {
+    if (control !== this.control) return;
+    this.fail(reason);
+  }
+  pause(control: RequestControl): void {
+    if (control === this.control) this.socket.pause();
+  }
+  resume(control: RequestControl): void {
+    if (control !== this.control) return;
+    this.lastActivity = performance.now();
+    this.socket.resume();
+  }
+
+  checkTimeouts(now: number, limits: Http1Upstream['limits']): void {
+    const quiet = now - this.lastActivity;
+    if (this.phase === Phase.Idle) {
+      if (quiet >= this.keepAliveMs) this.destroy();
+    } else if (!this.connected && this.phase !== Phase.Closed) {
+      if (quiet >= limits.connectTimeoutMs) {
+        this.fail(new UpstreamSocketError('connect timeout', 'UND_ERR_CONNECT_TIMEOUT'));
+      }
+    } else if (this.phase === Phase.AwaitingHead) {
+      if (quiet >= limits.headersTimeoutMs) {
+        this.fail(new UpstreamSocketError('headers timeout', 'UND_ERR_HEADERS_TIMEOUT'));
+      }
+    } else if (this.phase === Phase.ReadingBody && !this.control?.paused) {
+      if (quiet >= limits.bodyTimeoutMs)
+        this.fail(new UpstreamSocketError('body timeout', 'UND_ERR_BODY_TIMEOUT'));
+    }
+  }
+
+  destroy(): void {
+    if (this.phase === Phase.Closed) return;
+    this.phase = Phase.Closed;
+    this.socket.destroy();
+    this.client.forget(this);
+  }
+
+  private read(chunk: Buffer): void {
+    const parser = this.parser;
+    if (!parser || this.phase === Phase.Idle || this.phase === Phase.Closed) {
+      // Bytes nobody asked for: the connection is out of step with its upstream.
+      this.destroy();
+      return;
+    }
+    this.lastActivity = performance.now();
+    let extra: number;
+    try {
+      extra = parser.feed(chunk);
+    } catch (err) {
+      if (this.parser === parser) this.fail(err as Error);
+      return;
+    }
+    // The handler may have aborted the call while it read.
+    if (this.parser !== parser) return;
+    if (parser.done) this.complete(parser.reusable && extra === 0);
+  }
+
+  /** The upstream finished sending: a reply framed by the connection's end is complete. */
+  private ended(): void {
+    const parser = this.parser;
+    if (!parser || this.phase === Phase.Idle || this.phase === Phase.Closed) {
+      this.destroy();
+      return;
+    }
+    try {
+      parser.closed();
+    } catch (err) {
+      this.fail(err as Error);
+      return;
+    }
+    this.complete(false);
+  }
+
+  private complete(reusable: boolean): void {
+    const handler = this.handler;
+    const control = this.control as RequestControl;
+    this.detach();
+    if (this.phase !== Phase.Closed) this.phase = Phase.Idle;
+    this.lastActivity = performance.now();
+    this.client.release(this, reusable && !control.aborted);
+    if (!control.aborted) handler?.onResponseEnd?.(control, {});
+  }
+
+  private broken(err: Error): void {
+    if (this.phase === Phase.Closed) return;
+    if (this.phase === Phase.ReadingBody || this.phase === Phase.AwaitingHead) {
+      const parser = this.parser;
+      // A reply framed by the connection's end ends with it.
+      if (parser && err instanceof UpstreamSocketError && parser.started) {
+        try {
+          parser.closed();
+          this.complete(false);
+          return;
+        } catch {
+          // cut short: reported below
+        }
+      }
+      this.fail(err);
+      return;
+    }
+    this.destroy();
+  }
+
+  /** The current call fails with `err`, and the connection is dropped. */
+  private fail(err: Error): void {
+    const handler = this.handler;
+    const control = this.control;
+    this.detach();
+    this.destroy();
+    if (handler && control) handler.onResponseError?.(control, err);
+  }
+
+  private detach(): void {
+    if (this.control) this.control.conn = undefined;
+    this.handler = undefined;
+    this.control = undefined;
+    this.parser = undefined;
+  }
+}
+
+/** `Keep-Alive: timeout=N`: the upstream closes idle connections after N s, so they are dropped a second before. */
+function keepAliveFrom(hint: string, fallbackMs: number): number {
+  const m = /timeout=(\d+)/i.exec(hint);
+  if (!m) return fallbackMs;
+  return Math.min(fallbackMs, Math.max(1000, Number(m[1]) * 1000 - 1000));
+}
