@@ -9,6 +9,7 @@ import { errorBodyFor } from './dialect-errors.js';
 import { type RelayReply, type RelayRequest, relayCorsHeaders } from './relay-client.js';
 import { type RelayError, relayErrors } from './relay-error.js';
 import { asRelayError, type RelayPostRoute } from './relay-routes.js';
+import { RequestLog } from './request-log.js';
 
 // The relay's POST routes served straight from Node's 'request' event, ahead of Fastify (design §4
 // 'Speed'): no router, hook chain, body parser or Fastify request and reply per call. On the bench
@@ -18,7 +19,7 @@ import { asRelayError, type RelayPostRoute } from './relay-routes.js';
 // Fastify untouched.
 
 export interface HotRelayOptions {
-  /** The app's logger: each call logs through a child bound to its request id, made on first use. */
+  /** The app's logger: each call logs through a child bound to its request id, made for its first line. */
   log: FastifyBaseLogger;
   nextRequestId: () => string;
   /** Proxies whose X-Forwarded-For is believed, as Fastify's `trustProxy` takes them. */
@@ -100,7 +101,7 @@ class HotCall implements RelayRequest {
   body: Buffer | undefined;
   readonly query = undefined;
   readonly reply: HotReply;
-  private childLog: FastifyBaseLogger | undefined;
+  private requestLog: RequestLog | undefined;
   private readonly startedAt = performance.now();
 
   constructor(
@@ -120,8 +121,8 @@ class HotCall implements RelayRequest {
     return this.raw.headers;
   }
   get log(): FastifyBaseLogger {
-    this.childLog ??= this.hot.o.log.child({ reqId: this.id });
-    return this.childLog;
+    this.requestLog ??= new RequestLog(this.hot.o.log, this.id);
+    return this.requestLog;
   }
   get method(): string {
     return 'POST';
