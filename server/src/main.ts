@@ -56,6 +56,7 @@ import {
 } from './relay/routing/channel-health.js';
 import { ChannelSelector } from './relay/routing/channel-selector.js';
 import { RelayAuthenticator } from './relay/token-auth.js';
+import { TurnEnd } from './relay/turn-end.js';
 import { resolveSecrets, type Secrets } from './secrets.js';
 import type { Clock, Repos, Services } from './services.js';
 
@@ -189,7 +190,10 @@ export async function composeServices(
     // need 1000 sockets); idle sockets are closed after the keep-alive time.
     const upstream = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000 });
     closers.push(() => upstream.close());
-    const forward = new Http1Upstream({ fallback: upstream });
+    const turnEnd = new TurnEnd((err) =>
+      warn(`a write or settlement held for the end of a turn failed: ${String(err)}`),
+    );
+    const forward = new Http1Upstream({ fallback: upstream, turnEnd });
     closers.push(() => forward.close());
     const relay = {
       tables,
@@ -202,6 +206,7 @@ export async function composeServices(
       access: new ChannelAccessCache((channel) => channelAccess(services, channel)),
       upstream,
       forward,
+      turnEnd,
       pending: new InFlight(),
       testRun: new ChannelTestRun(() => services),
       vertexTokens: new VertexTokenCache(),

@@ -4,7 +4,7 @@ import https from 'node:https';
 import net, { type AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { Agent } from 'undici';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Http1Upstream, type Http1UpstreamOptions } from './http1-upstream.js';
 import { sendUpstream, type UpstreamRequestOptions } from './upstream-dispatch.js';
 
@@ -150,6 +150,21 @@ describe('Http1Upstream', () => {
     ]);
     expect(up.sockets.size).toBe(3);
     await Promise.all([1, 2, 3].map(async () => (await sendUpstream(c, post(up.origin))).body.whole()));
+    expect(up.sockets.size).toBe(3);
+  });
+
+  it('holds the requests written in one turn of the event loop and sends them together when it ends', async () => {
+    const up = await upstream((_req, res, body) => res.end(`got ${body}`));
+    const c = client();
+    await Promise.all([1, 2, 3].map(async () => (await sendUpstream(c, post(up.origin))).body.whole()));
+    const uncork = vi.spyOn(net.Socket.prototype, 'uncork');
+    cleanups.push(() => uncork.mockRestore());
+    const replies = ['a', 'b', 'c'].map((body) => sendUpstream(c, post(up.origin, body)));
+    expect(uncork).not.toHaveBeenCalled();
+    await new Promise((r) => setImmediate(r));
+    expect(uncork).toHaveBeenCalledTimes(3);
+    const bodies = await Promise.all(replies.map(async (r) => (await (await r).body.whole()).toString()));
+    expect(bodies).toEqual(['got a', 'got b', 'got c']);
     expect(up.sockets.size).toBe(3);
   });
 

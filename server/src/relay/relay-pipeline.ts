@@ -217,12 +217,23 @@ export async function relayEventStream(
   res.writeHead(200, headers);
   let firstByteMs = 0;
   let failedMidway = false;
-  // What one turn of the event loop brings goes out in one write (the end of the stream included),
-  // not one system call per upstream chunk.
+  // What one turn of the event loop brings goes out in one write at the end of the turn, with the
+  // turn's other writes (turn-end.ts), the end of the stream included: not one system call per
+  // upstream chunk.
   let corked = false;
+  let ending = false;
   const uncork = () => {
     corked = false;
-    if (!res.writableEnded && !res.destroyed) res.uncork();
+    if (res.writableEnded || res.destroyed) return;
+    // end() writes what the socket holds and the last chunk together.
+    if (ending) res.end();
+    else res.uncork();
+  };
+  const hold = () => {
+    if (corked) return;
+    corked = true;
+    res.cork();
+    s.relay.turnEnd.defer(uncork);
   };
   try {
     await body.each({
@@ -234,11 +245,7 @@ export async function relayEventStream(
           return;
         }
         if (out.length === 0) return;
-        if (!corked) {
-          corked = true;
-          res.cork();
-          setImmediate(uncork);
-        }
+        hold();
         let room = true;
         if (Array.isArray(out)) {
           for (const piece of out) if (!res.write(piece)) room = false;
@@ -259,13 +266,22 @@ export async function relayEventStream(
       };
     }
     const tail = stream.end(fallback);
-    if (!client.gone && tail.length > 0) res.write(tail);
+    if (!client.gone && tail.length > 0) {
+      hold();
+      res.write(tail);
+    }
   } catch (err) {
     failedMidway = true;
     log.warn({ err }, 'upstream stream broke');
-    if (!client.gone) res.write(stream.brokenEvent());
+    if (!client.gone) {
+      hold();
+      res.write(stream.brokenEvent());
+    }
   }
-  if (!client.gone) res.end();
+  if (!client.gone) {
+    hold();
+    ending = true;
+  }
   return {
     usage: stream.usage,
     completionText: () => stream.completionText(),
@@ -275,14 +291,18 @@ export async function relayEventStream(
   };
 }
 
-/** Sends a whole reply on the hijacked socket: status, headers and body in one write. */
+/**
+ * Sends a whole reply on the hijacked socket: status, headers and body in one write, made at the
+ * end of this turn of the event loop with the turn's other writes (turn-end.ts).
+ */
 export function sendWhole(ctx: ReplyContext, status: number, contentType: string, body: Buffer): void {
   const { reply } = ctx;
   reply.hijack();
   const headers = replyHeaders(reply, contentType);
   headers['content-length'] = String(body.length);
-  reply.raw.writeHead(status, headers);
-  reply.raw.end(body);
+  const res = reply.raw;
+  res.writeHead(status, headers);
+  ctx.s.relay.turnEnd.defer(() => res.end(body));
 }
 
 /** Reads a whole JSON reply and sends `transform(raw)` to the client. */
@@ -393,7 +413,7 @@ export async function runRelay(
     await r.ledger.release(reservation);
     throw err;
   }
-  settle(s, {
+  const billing: SettleInput = {
     caller,
     reservation,
     call,
@@ -403,7 +423,10 @@ export async function runRelay(
     startedMs,
     ip: req.ip,
     log: req.log,
-  });
+  };
+  // After the reply's last write, which waits for the end of this turn too (turn-end.ts): the
+  // client's bytes go first.
+  r.turnEnd.defer(() => settle(s, billing));
   return reply;
 }
 

@@ -11,6 +11,7 @@ import type { RelayTables } from './relay-tables.js';
 import type { ChannelHealth } from './routing/channel-health.js';
 import type { ChannelSelector } from './routing/channel-selector.js';
 import type { RelayAuthenticator } from './token-auth.js';
+import type { TurnEnd } from './turn-end.js';
 import type { UpstreamDispatcher } from './upstream-dispatch.js';
 
 /** What the /v1 pipeline needs beyond the common services; wired in main.ts. */
@@ -28,6 +29,8 @@ export interface RelayServices {
   upstream: Dispatcher;
   /** The relay's own keep-alive client for the calls it forwards; hands anything else to `upstream`. */
   forward: UpstreamDispatcher;
+  /** Writes (upstream requests, replies) and settlements held until the end of the turn of the event loop. */
+  turnEnd: TurnEnd;
   /** Settlements started and not yet committed; graceful shutdown and tests wait on these. */
   pending: InFlight;
   /** The background "test all channels" run (one at a time per process). */
