@@ -3,6 +3,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
 import net, { type AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
+import type { TLSSocket } from 'node:tls';
 import { Agent } from 'undici';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Http1Upstream, type Http1UpstreamOptions } from './http1-upstream.js';
@@ -365,6 +366,19 @@ describe('Http1Upstream', () => {
     await expect(sendUpstream(client(), post(up.origin))).rejects.toMatchObject({
       code: 'DEPTH_ZERO_SELF_SIGNED_CERT',
     });
+  });
+
+  it('resumes the TLS session on a new connection to the same upstream', async () => {
+    const up = await upstream((_req, res) => res.end('secure'), true);
+    const resumed: boolean[] = [];
+    up.server.on('secureConnection', (s: TLSSocket) => resumed.push(s.isSessionReused()));
+    const c = client({ tls: { ca: cert }, keepAliveMs: 50 });
+    expect((await (await sendUpstream(c, post(up.origin))).body.whole()).toString()).toBe('secure');
+    // The idle connection is closed after the keep-alive time: the next call opens another.
+    await sleep(150);
+    expect(c.connections.size).toBe(0);
+    expect((await (await sendUpstream(c, post(up.origin))).body.whole()).toString()).toBe('secure');
+    expect(resumed).toEqual([false, true]);
   });
 
   it('closes: idle connections at once, busy ones after their reply, and takes no more calls', async () => {

@@ -166,6 +166,8 @@ export class Http1Upstream implements UpstreamDispatcher {
 /** Where one origin's connections go, and those of them waiting for a call. */
 class OriginPool {
   readonly idle: UpstreamConnection[] = [];
+  /** The TLS session to resume on the next connection. */
+  private tlsSession: Buffer | undefined;
 
   private constructor(
     readonly tls: boolean,
@@ -200,12 +202,19 @@ class OriginPool {
       keepAliveInitialDelay: 60_000,
     };
     if (!this.tls) return net.connect(options);
-    return tls.connect({
+    const socket = tls.connect({
       ...options,
       ...this.tlsOptions,
       servername: net.isIP(this.hostname) ? undefined : this.hostname,
       ALPNProtocols: ['http/1.1'],
+      session: this.tlsSession,
     });
+    // A new connection resumes the last session the upstream gave: no full handshake (undici keeps
+    // sessions too, and a burst of streams opens hundreds of connections at once).
+    socket.on('session', (session: Buffer) => {
+      this.tlsSession = session;
+    });
+    return socket;
   }
 }
 
