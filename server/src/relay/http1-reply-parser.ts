@@ -1,15 +1,15 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { HTTP_TOKEN } from '../http/header-syntax.js';
 
 // Reads one HTTP/1.1 reply from the bytes of a connection (RFC 9112): the status line and header
 // fields, then the body framed by Transfer-Encoding: chunked, Content-Length or the end of the
 // connection. Interim (1xx) replies are skipped. It only frames; what the body means is the
 // relay's business.
 
-/** Where a parsed reply goes. */
+/** Where a parsed reply goes; its end is `done` once `feed` or `closed` returns. */
 export interface ReplyEvents {
   head(statusCode: number, headers: IncomingHttpHeaders): void;
   data(chunk: Buffer): void;
-  end(): void;
 }
 
 /** The upstream broke HTTP/1.1: the connection cannot be trusted any further. */
@@ -39,7 +39,6 @@ enum Stage {
 }
 
 const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: |$)/;
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const HEX = /^[0-9A-Fa-f]{1,12}$/;
 
 export class Http1ReplyParser {
@@ -68,7 +67,7 @@ export class Http1ReplyParser {
   }
 
   /** Whether any of the reply's head has been read. */
-  get started(): boolean {
+  private get started(): boolean {
     return this.stage !== Stage.Head || this.pending !== undefined;
   }
 
@@ -88,27 +87,17 @@ export class Http1ReplyParser {
         case Stage.Head:
           at = this.readHead(buf, at);
           break;
-        case Stage.Length: {
-          const n = Math.min(this.remaining, buf.length - at);
-          this.remaining -= n;
-          const chunk = at === 0 && n === buf.length ? buf : buf.subarray(at, at + n);
-          at += n;
-          this.events.data(chunk);
+        case Stage.Length:
+          at = this.readCounted(buf, at);
           if (this.remaining === 0) this.finish();
           break;
-        }
         case Stage.ChunkSize:
           at = this.readChunkSize(buf, at);
           break;
-        case Stage.ChunkData: {
-          const n = Math.min(this.remaining, buf.length - at);
-          this.remaining -= n;
-          const chunk = buf.subarray(at, at + n);
-          at += n;
+        case Stage.ChunkData:
+          at = this.readCounted(buf, at);
           if (this.remaining === 0) this.stage = Stage.ChunkEnd;
-          this.events.data(chunk);
           break;
-        }
         case Stage.ChunkEnd:
           at = this.readChunkEnd(buf, at);
           break;
@@ -134,6 +123,14 @@ export class Http1ReplyParser {
       return;
     }
     throw new ReplyParseError(this.started ? 'the connection closed before the reply ended' : 'no reply');
+  }
+
+  /** Hands on up to `remaining` body bytes from `from` (the whole buffer itself when it is all body). */
+  private readCounted(buf: Buffer, from: number): number {
+    const n = Math.min(this.remaining, buf.length - from);
+    this.remaining -= n;
+    this.events.data(from === 0 && n === buf.length ? buf : buf.subarray(from, from + n));
+    return from + n;
   }
 
   private readHead(buf: Buffer, from: number): number {
@@ -251,7 +248,6 @@ export class Http1ReplyParser {
 
   private finish(): void {
     this.stage = Stage.Done;
-    this.events.end();
   }
 }
 
@@ -263,7 +259,7 @@ function parseFields(lines: string[]): IncomingHttpHeaders {
     const colon = line.indexOf(':');
     if (colon <= 0) throw new ReplyParseError('a header line has no name');
     const raw = line.slice(0, colon);
-    if (!TOKEN.test(raw)) throw new ReplyParseError('a header name is not a token');
+    if (!HTTP_TOKEN.test(raw)) throw new ReplyParseError('a header name is not a token');
     const name = raw.toLowerCase();
     const value = line.slice(colon + 1).trim();
     if (name === 'set-cookie') {

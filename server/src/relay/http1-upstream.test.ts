@@ -48,7 +48,26 @@ async function upstream(
     });
   };
   const server = secure ? https.createServer({ cert, key }, handler) : http.createServer(handler);
-  server.on(secure ? 'secureConnection' : 'connection', (s: net.Socket) => {
+  const port = await listen(server, sockets, secure ? 'secureConnection' : 'connection');
+  return { origin: `${secure ? 'https' : 'http'}://127.0.0.1:${port}`, seen, sockets, server };
+}
+
+/** A TCP server that hands each connection to `onSocket` as it is: for replies no HTTP server sends. */
+async function rawUpstream(onSocket: (s: net.Socket) => void): Promise<string> {
+  const server = net.createServer(onSocket);
+  return `http://127.0.0.1:${await listen(server, new Set(), 'connection')}`;
+}
+
+/**
+ * Listens on a free port, keeping the open connections (as `event` gives them) in `sockets`; the
+ * test's cleanup destroys them and closes the server. Returns the port.
+ */
+async function listen(
+  server: net.Server,
+  sockets: Set<net.Socket>,
+  event: 'connection' | 'secureConnection',
+): Promise<number> {
+  server.on(event, (s: net.Socket) => {
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });
@@ -56,31 +75,11 @@ async function upstream(
   cleanups.push(
     () =>
       new Promise((r) => {
-        server.closeAllConnections();
+        for (const s of sockets) s.destroy();
         server.close(r);
       }),
   );
-  const port = (server.address() as AddressInfo).port;
-  return { origin: `${secure ? 'https' : 'http'}://127.0.0.1:${port}`, seen, sockets, server };
-}
-
-/** A TCP server that hands each connection to `onSocket` as it is: for replies no HTTP server sends. */
-async function rawUpstream(onSocket: (s: net.Socket) => void): Promise<string> {
-  const server = net.createServer(onSocket);
-  const open = new Set<net.Socket>();
-  server.on('connection', (s) => {
-    open.add(s);
-    s.on('close', () => open.delete(s));
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  cleanups.push(
-    () =>
-      new Promise((r) => {
-        for (const s of open) s.destroy();
-        server.close(r);
-      }),
-  );
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return (server.address() as AddressInfo).port;
 }
 
 function client(options: Partial<Http1UpstreamOptions> = {}): Http1Upstream {

@@ -3,6 +3,7 @@ import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import tls from 'node:tls';
 import type { Dispatcher } from 'undici';
+import { HTTP_TOKEN } from '../http/header-syntax.js';
 import { Http1ReplyParser, type ReplyEvents } from './http1-reply-parser.js';
 import { TurnEnd } from './turn-end.js';
 import type { UpstreamDispatcher, UpstreamRequestOptions } from './upstream-dispatch.js';
@@ -55,7 +56,6 @@ const FRAMING_HEADERS = new Set([
   'keep-alive',
   'upgrade',
 ]);
-const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** Tab, visible ASCII and obs-text: a CR, LF or NUL would split the request. */
 const BAD_HEADER_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
 const BAD_PATH = /[^\u0021-\u00ff]/;
@@ -159,7 +159,7 @@ export class Http1Upstream implements UpstreamDispatcher {
 
   private sweep(): void {
     const now = performance.now();
-    for (const conn of this.connections) conn.checkTimeouts(now, this.limits);
+    for (const conn of this.connections) conn.checkTimeouts(now);
   }
 }
 
@@ -233,7 +233,7 @@ function requestBytes(
     if (value === undefined) continue;
     const lower = name.toLowerCase();
     if (FRAMING_HEADERS.has(lower)) continue;
-    if (!HEADER_NAME.test(name)) throw new TypeError(`invalid header name: ${name}`);
+    if (!HTTP_TOKEN.test(name)) throw new TypeError(`invalid header name: ${name}`);
     if (BAD_HEADER_VALUE.test(value)) throw new TypeError(`invalid value for header ${name}`);
     if (lower === 'host') hasHost = true;
     head += `${name}: ${value}\r\n`;
@@ -279,7 +279,6 @@ class RequestControl implements Dispatcher.DispatchController {
 }
 
 enum Phase {
-  Connecting,
   Idle,
   AwaitingHead,
   ReadingBody,
@@ -289,7 +288,9 @@ enum Phase {
 /** One socket to an upstream, carrying one call at a time. */
 class UpstreamConnection implements ReplyEvents {
   private readonly socket: net.Socket;
-  private phase = Phase.Connecting;
+  /** Idle until `send`, which follows at once: a connection is opened for a call. */
+  private phase = Phase.Idle;
+  /** Whether the socket (TLS included) is established: a call may wait for it while it connects. */
   private connected = false;
   private handler: Dispatcher.DispatchHandler | undefined;
   private control: RequestControl | undefined;
@@ -354,7 +355,6 @@ class UpstreamConnection implements ReplyEvents {
     const control = this.control as RequestControl;
     if (!control.aborted) this.handler?.onResponseData?.(control, chunk);
   }
-  end(): void {}
 
   abort(control: RequestControl, reason: Error): void {
     if (control !== this.control) return;
@@ -369,11 +369,12 @@ class UpstreamConnection implements ReplyEvents {
     this.socket.resume();
   }
 
-  checkTimeouts(now: number, limits: Http1Upstream['limits']): void {
+  checkTimeouts(now: number): void {
+    const limits = this.client.limits;
     const quiet = now - this.lastActivity;
     if (this.phase === Phase.Idle) {
       if (quiet >= this.keepAliveMs) this.destroy();
-    } else if (!this.connected && this.phase !== Phase.Closed) {
+    } else if (!this.connected) {
       if (quiet >= limits.connectTimeoutMs) {
         this.fail(new UpstreamSocketError('connect timeout', 'UND_ERR_CONNECT_TIMEOUT'));
       }
@@ -395,8 +396,9 @@ class UpstreamConnection implements ReplyEvents {
   }
 
   private read(chunk: Buffer): void {
+    // Only a call in progress has a parser.
     const parser = this.parser;
-    if (!parser || this.phase === Phase.Idle || this.phase === Phase.Closed) {
+    if (!parser) {
       // Bytes nobody asked for: the connection is out of step with its upstream.
       this.destroy();
       return;
@@ -417,7 +419,7 @@ class UpstreamConnection implements ReplyEvents {
   /** The upstream finished sending: a reply framed by the connection's end is complete. */
   private ended(): void {
     const parser = this.parser;
-    if (!parser || this.phase === Phase.Idle || this.phase === Phase.Closed) {
+    if (!parser) {
       this.destroy();
       return;
     }
@@ -434,30 +436,19 @@ class UpstreamConnection implements ReplyEvents {
     const handler = this.handler;
     const control = this.control as RequestControl;
     this.detach();
-    if (this.phase !== Phase.Closed) this.phase = Phase.Idle;
+    this.phase = Phase.Idle;
     this.lastActivity = performance.now();
     this.client.release(this, reusable && !control.aborted);
     if (!control.aborted) handler?.onResponseEnd?.(control, {});
   }
 
+  /**
+   * The socket failed or closed. A reply framed by the connection's end was completed on 'end',
+   * which comes first; a call still waiting fails.
+   */
   private broken(err: Error): void {
-    if (this.phase === Phase.Closed) return;
-    if (this.phase === Phase.ReadingBody || this.phase === Phase.AwaitingHead) {
-      const parser = this.parser;
-      // A reply framed by the connection's end ends with it.
-      if (parser && err instanceof UpstreamSocketError && parser.started) {
-        try {
-          parser.closed();
-          this.complete(false);
-          return;
-        } catch {
-          // cut short: reported below
-        }
-      }
-      this.fail(err);
-      return;
-    }
-    this.destroy();
+    if (this.phase === Phase.ReadingBody || this.phase === Phase.AwaitingHead) this.fail(err);
+    else this.destroy();
   }
 
   /** The current call fails with `err`, and the connection is dropped. */

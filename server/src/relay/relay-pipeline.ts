@@ -235,6 +235,11 @@ export async function relayEventStream(
     res.cork();
     s.relay.turnEnd.defer(uncork);
   };
+  /** Writes `piece` into this turn's held write; false when the socket is full. */
+  const write = (piece: Buffer): boolean => {
+    hold();
+    return res.write(piece);
+  };
   try {
     await body.each({
       data(chunk) {
@@ -245,12 +250,11 @@ export async function relayEventStream(
           return;
         }
         if (out.length === 0) return;
-        hold();
         let room = true;
         if (Array.isArray(out)) {
-          for (const piece of out) if (!res.write(piece)) room = false;
+          for (const piece of out) if (!write(piece)) room = false;
         } else {
-          room = res.write(out);
+          room = write(out);
         }
         if (!room) body.pause();
       },
@@ -266,17 +270,11 @@ export async function relayEventStream(
       };
     }
     const tail = stream.end(fallback);
-    if (!client.gone && tail.length > 0) {
-      hold();
-      res.write(tail);
-    }
+    if (!client.gone && tail.length > 0) write(tail);
   } catch (err) {
     failedMidway = true;
     log.warn({ err }, 'upstream stream broke');
-    if (!client.gone) {
-      hold();
-      res.write(stream.brokenEvent());
-    }
+    if (!client.gone) write(stream.brokenEvent());
   }
   if (!client.gone) {
     hold();

@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { ChannelsTable } from '../../db/tables.js';
+import { HTTP_TOKEN } from '../../http/header-syntax.js';
 
 export type ChannelRow = Selectable<ChannelsTable>;
 
@@ -47,8 +48,8 @@ export interface RoutableChannel {
   readonly problems: readonly string[];
 }
 
-// RFC 9110 token characters; anything else makes undici throw at send time, far from the cause.
-const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+// Names must be RFC 9110 tokens (HTTP_TOKEN) and values free of CR, LF and NUL: anything else
+// would be refused at send time, far from the cause.
 const BAD_HEADER_VALUE = /[\r\n\0]/;
 
 /** Splits a stored comma list: trimmed, empties dropped, first occurrence kept. */
@@ -112,7 +113,7 @@ function parseModelHeaders(text: string, problems: string[]): Record<string, str
   for (const [name, value] of Object.entries(obj)) {
     if (typeof value !== 'string') {
       problems.push(`model_headers "${name}" is not a string; ignored`);
-    } else if (!HEADER_NAME.test(name)) {
+    } else if (!HTTP_TOKEN.test(name)) {
       problems.push(`model_headers "${name}" is not a valid header name; ignored`);
     } else if (BAD_HEADER_VALUE.test(value)) {
       problems.push(`model_headers "${name}" contains a line break; ignored`);
