@@ -1,7 +1,17 @@
+import { setFlagsFromString } from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import { emptyUsage } from '../billing/usage.js';
+import { AnthropicToOpenAiStream } from '../providers/translate/openai-anthropic-stream.js';
 import type { StreamReframer } from './channel-transports.js';
-import { GeminiArrayFraming, geminiPassthrough, reframed } from './reply-streams.js';
+import {
+  anthropicPassthrough,
+  GeminiArrayFraming,
+  geminiPassthrough,
+  openAiPassthrough,
+  reframed,
+  responsesPassthrough,
+  translatedStream,
+} from './reply-streams.js';
 
 const event = (text: string, finish = false) =>
   `data: ${JSON.stringify({
@@ -62,5 +72,24 @@ describe('reframed', () => {
     );
     expect(s.usage).toMatchObject({ inputTokens: 4, outputTokens: 2 });
     expect(s.completionText()).toBe('ab');
+  });
+});
+
+describe('reply streams', () => {
+  // V8's own answer (see reply-streams.ts for what a stream in dictionary mode cost).
+  setFlagsFromString('--allow-natives-syntax');
+  const fastProperties = new Function('o', 'return %HasFastProperties(o)') as (o: object) => boolean;
+  const lines: StreamReframer = { write: (chunk) => chunk, end: () => Buffer.alloc(0) };
+
+  it('keep fast properties (no dictionary mode)', () => {
+    const kinds: (() => object)[] = [
+      () => openAiPassthrough(false),
+      () => responsesPassthrough(),
+      () => anthropicPassthrough(),
+      () => geminiPassthrough(),
+      () => translatedStream(new AnthropicToOpenAiStream()),
+      () => reframed(geminiPassthrough(), lines),
+    ];
+    for (const make of kinds) expect(fastProperties(make())).toBe(true);
   });
 });

@@ -17,6 +17,8 @@ export interface AnthropicStreamMeterOptions {
   maxRetainedBytes?: number;
 }
 
+const NOTHING_HELD = Buffer.alloc(0);
+
 /** The generated text of a content event: text, thinking, tool names and tool input fragments. */
 export function anthropicEventText(payload: unknown, out: string[]): void {
   if (!isRecord(payload)) return;
@@ -74,9 +76,10 @@ export class AnthropicStreamMeter {
     return chunk;
   }
 
-  /** The upstream ended: reads an unterminated last event. */
-  end(): void {
+  /** The upstream ended: reads an unterminated last event. Returns the bytes held back: none. */
+  end(): Buffer {
     for (const event of this.reader.end()) this.read(event);
+    return NOTHING_HELD;
   }
 
   private read(event: SseEvent): void {

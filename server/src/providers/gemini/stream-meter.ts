@@ -20,6 +20,8 @@ export interface GeminiStreamMeterOptions {
   maxRetainedBytes?: number;
 }
 
+const NOTHING_HELD = Buffer.alloc(0);
+
 /** The generated text of one response: text and thought parts, function names and arguments. */
 export function geminiResponseText(response: unknown, out: string[]): void {
   if (!isRecord(response)) return;
@@ -77,8 +79,10 @@ export class GeminiStreamMeter {
     return chunk;
   }
 
-  end(): void {
+  /** The upstream ended: reads an unterminated last event. Returns the bytes held back: none. */
+  end(): Buffer {
     for (const event of this.reader.end()) this.read(event);
+    return NOTHING_HELD;
   }
 
   private read(event: SseEvent): void {
