@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { LOOP_MONITOR } from '../bare-proxy.js';
 import { freePort, ManagedProcess, waitForHttp } from '../processes/managed-process.js';
@@ -16,9 +16,28 @@ export interface GatewayConfig {
   cpuProfileDir?: string;
 }
 
+const GATEWAY_SCRIPT = 'server/dist/main.js';
+
+/**
+ * The Node options `npm start` runs the gateway with: what stands between `node` and the gateway's
+ * script in the root package.json's start script, so the bench measures the gateway as it is run.
+ */
+export function startScriptNodeFlags(repoRoot: string): string[] {
+  const pkg = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as {
+    scripts?: Record<string, string>;
+  };
+  const start = pkg.scripts?.start ?? '';
+  const words = (start.split('&&').at(-1) ?? '').trim().split(/\s+/);
+  const flags = words.slice(1, -1);
+  if (words[0] !== 'node' || words.at(-1) !== GATEWAY_SCRIPT || flags.some((f) => !f.startsWith('--'))) {
+    throw new Error(`the start script does not end with node [options] ${GATEWAY_SCRIPT}: ${start}`);
+  }
+  return flags;
+}
+
 /**
  * The real gateway (`server/dist/main.js`), configured only through its documented environment
- * variables, with the loop monitor preloaded.
+ * variables, run with the Node options of `npm start`, with the loop monitor preloaded.
  */
 export class GatewayProcess {
   private constructor(
@@ -47,7 +66,13 @@ export class GatewayProcess {
     const proc = ManagedProcess.start({
       name: `gateway (${c.label})`,
       command: process.execPath,
-      args: [...profile, '--import', LOOP_MONITOR, path.join(c.repoRoot, 'server', 'dist', 'main.js')],
+      args: [
+        ...startScriptNodeFlags(c.repoRoot),
+        ...profile,
+        '--import',
+        LOOP_MONITOR,
+        path.join(c.repoRoot, GATEWAY_SCRIPT),
+      ],
       cwd: c.repoRoot,
       env,
       logFile: path.join(runDir, `gateway-${c.label}-${startNo}.log`),

@@ -1,0 +1,36 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startScriptNodeFlags } from './gateway-process.js';
+
+describe('startScriptNodeFlags', () => {
+  const dirs: string[] = [];
+  const repoWithStart = (start: string) => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'start-script-'));
+    dirs.push(dir);
+    writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ scripts: { start } }));
+    return dir;
+  };
+  afterEach(() => {
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('reads the options between node and the gateway script of the last command', () => {
+    const repo = repoWithStart('npm run build && node --a=1 --b server/dist/main.js');
+    expect(startScriptNodeFlags(repo)).toEqual(['--a=1', '--b']);
+    expect(startScriptNodeFlags(repoWithStart('node server/dist/main.js'))).toEqual([]);
+  });
+
+  it('refuses a start script that does not run the gateway with node', () => {
+    expect(() => startScriptNodeFlags(repoWithStart('tsx server/src/main.ts'))).toThrow(/start script/);
+    expect(() => startScriptNodeFlags(repoWithStart('node server/dist/main.js --port 1'))).toThrow(
+      /start script/,
+    );
+  });
+
+  it('finds the young-generation size in this repository start script', () => {
+    const repoRoot = path.resolve(import.meta.dirname, '..', '..', '..');
+    expect(startScriptNodeFlags(repoRoot)).toContain('--min-semi-space-size=16');
+  });
+});
