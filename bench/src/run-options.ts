@@ -38,6 +38,8 @@ export interface SoakOptions {
   warmupS: number;
   /** Memory floors are taken per window this long: longer than the collector's saw-tooth. */
   floorWindowS: number;
+  /** A floor is a level memory held this long (see report/memory-trend.ts). */
+  floorHoldS: number;
   /** Chat and streams take turns, this many seconds each. */
   segmentS: number;
   connections: number;
@@ -134,6 +136,7 @@ export function parseRunOptions(argv: readonly string[]): RunOptions {
             durationS: quick ? 20 : SOAK_TARGET_S,
             warmupS: quick ? 5 : 60,
             floorWindowS: quick ? 5 : 60,
+            floorHoldS: quick ? 2 : 10,
             segmentS: quick ? 5 : 15,
             connections: 32,
             pauseMs: 40,

@@ -34,8 +34,10 @@ export interface SoakSpec {
   durationS: number;
   /** The first part of the soak, left out of the trend. */
   warmupS: number;
-  /** The memory floor is the lowest sample of each window this long (see report/memory-trend.ts). */
+  /** The memory floor is the lowest level of each window this long (see report/memory-trend.ts). */
   floorWindowS: number;
+  /** ... that memory held this long. */
+  floorHoldS: number;
   /** Seconds of chat, then of streams, in turn. */
   segmentS: number;
   connections: number;
@@ -100,7 +102,12 @@ export async function runSoak(spec: SoakSpec): Promise<SoakResult> {
   const chat = combineRounds(runs.chat);
   const stream = combineRounds(runs.stream);
   const requests = chat.requests + stream.requests;
-  const windows = { warmupS: spec.warmupS, windowS: spec.floorWindowS, durationS: spec.durationS };
+  const windows = {
+    warmupS: spec.warmupS,
+    windowS: spec.floorWindowS,
+    durationS: spec.durationS,
+    holdS: spec.floorHoldS,
+  };
   const rss = memoryTrend(
     samples.map((s) => ({ tS: s.tS, mb: s.rssMb })),
     windows,
@@ -120,6 +127,7 @@ export async function runSoak(spec: SoakSpec): Promise<SoakResult> {
     pauseMs: spec.pauseMs,
     sampleS: spec.sampleS,
     floorWindowS: spec.floorWindowS,
+    floorHoldS: spec.floorHoldS,
     requests,
     rps: round(rps, 1),
     chat,

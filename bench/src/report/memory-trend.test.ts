@@ -37,8 +37,8 @@ describe('leastSquaresSlope', () => {
 });
 
 describe('memoryTrend', () => {
-  /** The full soak: five minutes, the first one warm-up, floors per minute. */
-  const minutes = { warmupS: 60, windowS: 60, durationS: 300 };
+  /** The full soak: five minutes, the first one warm-up, floors per minute (single samples). */
+  const minutes = { warmupS: 60, windowS: 60, durationS: 300, holdS: 0 };
   /** The garbage collector's saw-tooth: 80 MiB of growth over `periodS`, then back to the floor. */
   const tooth = (tS: number, periodS = 40) => ((tS % periodS) / periodS) * 80;
 
@@ -110,5 +110,20 @@ describe('memoryTrend', () => {
     expect(trend.slopeMbPerMin).toBeNaN();
     expect(trend.startMb).toBeNaN();
     expect(trend.maxMb).toBe(100);
+  });
+
+  it('takes a level memory held, not a dip shorter than the hold', () => {
+    // Flat at 170 MiB, but for a 4 s dip to 158 MiB at 105 s and a 30 s stretch at 150 MiB at 200 s.
+    const samples = series(300, (t) => (t >= 104 && t <= 108 ? 158 : t >= 200 && t < 230 ? 150 : 170));
+    const trend = memoryTrend(samples, { ...minutes, holdS: 10 });
+    expect(trend.floorsMb).toEqual([170, 170, 150, 170]);
+    expect(trend.lowestMb).toEqual([158, 170, 150, 170]);
+    // Single samples, as before a hold was asked for: the dip is the first floor.
+    expect(memoryTrend(samples, minutes).floorsMb).toEqual([158, 170, 150, 170]);
+  });
+
+  it('holds across a window boundary: a level held from the end of one window into the next counts', () => {
+    const samples = series(300, (t) => (t >= 114 && t <= 130 ? 160 : 170));
+    expect(memoryTrend(samples, { ...minutes, holdS: 10 }).floorsMb).toEqual([160, 160, 170, 170]);
   });
 });

@@ -4,8 +4,12 @@ import { round } from './stats.js';
 // falls in a saw-tooth: the heap grows until a collection, then drops. In the first full run that
 // tooth was 60-100 MiB high and 30-55 s long, enough to tilt a line fitted through every sample by
 // several MiB a minute depending only on where the soak happened to stop. So the trend is taken
-// from the floor instead: the lowest sample of each window (a minute, longer than a tooth), the
+// from the floor instead: the lowest level of each window (a minute, longer than a tooth), the
 // level the process falls back to after a collection. A leak raises the floor; the tooth does not.
+// A level counts when memory held it for a few seconds (`holdS`): V8's memory-reducing collection
+// gives back the spare half of its young generation and takes it again at the next young
+// collection, a dip of a few seconds below a level the process never returns to (in the soak of
+// 4222dad, 11 MiB for 4 s, then 169-172 MiB for three minutes).
 
 export interface MemorySample {
   /** Seconds since the load started. */
@@ -39,8 +43,10 @@ export interface MemoryTrend {
   samples: number;
   /** Length of the windows the floors are taken over. */
   windowS: number;
-  /** The lowest sample of each window after the warm-up, in order. */
+  /** The lowest level held `holdS` of each window after the warm-up, in order. */
   floorsMb: number[];
+  /** The lowest single sample of each window, held or not, in order. */
+  lowestMb: number[];
   /** The first floor (the first window after the warm-up). */
   startMb: number;
   /** The last floor. */
@@ -60,24 +66,42 @@ export interface TrendWindows {
   windowS: number;
   /** The run's planned length: only whole windows inside it count, a cut one may hold no collection. */
   durationS: number;
+  /** How long memory must stay at or above a level for it to count as a floor; 0 takes single samples. */
+  holdS: number;
+}
+
+/** Each sample's held level: the highest sample from it to `holdS` seconds later (samples sorted by time). */
+function heldLevels(sorted: readonly MemorySample[], holdS: number): number[] {
+  return sorted.map((s, i) => {
+    let held = s.mb;
+    for (let j = i + 1; j < sorted.length && sorted[j]!.tS <= s.tS + holdS; j++)
+      held = Math.max(held, sorted[j]!.mb);
+    return held;
+  });
 }
 
 /** The trend of `samples` (any order): floors over the whole windows between warm-up and end. */
 export function memoryTrend(samples: readonly MemorySample[], w: TrendWindows): MemoryTrend {
   const all = [...samples].sort((a, b) => a.tS - b.tS);
+  const held = heldLevels(all, w.holdS);
   const judged = all.filter((s) => s.tS >= w.warmupS);
   const floors: { midMin: number; mb: number }[] = [];
+  const lowest: number[] = [];
   const whole = Math.floor((w.durationS - w.warmupS) / w.windowS);
   for (let k = 0; k < whole; k++) {
     const start = w.warmupS + k * w.windowS;
-    const inside = judged.filter((s) => s.tS >= start && s.tS < start + w.windowS).map((s) => s.mb);
-    if (inside.length > 0) floors.push({ midMin: (start + w.windowS / 2) / 60, mb: Math.min(...inside) });
+    const inside = (s: MemorySample) => s.tS >= start && s.tS < start + w.windowS;
+    const levels = held.filter((_, i) => inside(all[i]!));
+    if (levels.length === 0) continue;
+    floors.push({ midMin: (start + w.windowS / 2) / 60, mb: Math.min(...levels) });
+    lowest.push(round(Math.min(...all.filter(inside).map((s) => s.mb)), 1));
   }
   const floorsMb = floors.map((f) => round(f.mb, 1));
   return {
     samples: judged.length,
     windowS: w.windowS,
     floorsMb,
+    lowestMb: lowest,
     startMb: floorsMb[0] ?? Number.NaN,
     endMb: floorsMb[floorsMb.length - 1] ?? Number.NaN,
     maxMb: round(all.length > 0 ? Math.max(...all.map((s) => s.mb)) : Number.NaN, 1),

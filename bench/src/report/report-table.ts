@@ -108,8 +108,8 @@ export function comparisonTable(v: VariantResult, slow?: SlowBaselines): string 
 const ADDED_LATENCY_LIMIT_MS = 0.3;
 const RSS_LIMIT_MB = 250;
 /**
- * "Memory flat over a 5-minute soak", in numbers, on the RSS floors (the lowest sample of each
- * minute after the warm-up, under the collector's saw-tooth). 2 MiB a minute is 6 MiB between the
+ * "Memory flat over a 5-minute soak", in numbers, on the RSS floors (the lowest level held 10 s of
+ * each minute after the warm-up, under the collector's saw-tooth). 2 MiB a minute is 6 MiB between the
  * first and the last floor, a few times the floors' own sampling noise, while at the soak's 500-800
  * requests/s a leak of 45-70 bytes per request reaches it. The last floor may sit at most 10% above
  * the first, which catches a step the fitted line smooths over.
@@ -243,13 +243,15 @@ export function soakTable(variant: string, s: SoakResult): string {
   const about =
     `soak [${variant}]: ${s.durationS} s of steady load on a fresh gateway process, ${s.connections} connections ` +
     `each pausing ${s.pauseMs} ms after a reply, chat and streams in turns of ${s.segmentS} s. ` +
-    `The first ${s.warmupS} s are warm-up. A floor is the lowest sample of a window (${s.floorWindowS} s) ` +
-    'after it: the level memory falls back to after a collection. Start, end and slope are the floors.';
+    `The first ${s.warmupS} s are warm-up. A floor is the lowest level of a window (${s.floorWindowS} s) after it ` +
+    `that memory held for ${s.floorHoldS} s: the level it falls back to after a collection. Start, end and slope ` +
+    'are the floors; the lowest single samples are shown beside them.';
   const table = renderTable(
     ['soak', `gateway (${variant})`],
     [
       row('requests/s', s.rps, 0),
       [`RSS floors MiB, ${per}`, floors(s.rss.floorsMb)],
+      [`RSS lowest samples MiB, ${per}`, floors(s.rss.lowestMb)],
       row('RSS at start MiB', s.rss.startMb, 1),
       row('RSS at end MiB', s.rss.endMb, 1),
       row('RSS max MiB', s.rss.maxMb, 1),

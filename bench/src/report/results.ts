@@ -103,8 +103,10 @@ export interface SoakResult {
   /** Pause of each connection after a reply before its next request. */
   pauseMs: number;
   sampleS: number;
-  /** The memory floors are the lowest sample of each window this long. */
+  /** The memory floors are the lowest level of each window this long... */
   floorWindowS: number;
+  /** ... that memory held for this long. */
+  floorHoldS: number;
   requests: number;
   rps: number;
   /** The chat and the stream segments, combined like rounds (`roundsRps` has every segment's rate). */
