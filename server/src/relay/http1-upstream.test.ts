@@ -7,6 +7,7 @@ import type { TLSSocket } from 'node:tls';
 import { Agent } from 'undici';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Http1Upstream, type Http1UpstreamOptions } from './http1-upstream.js';
+import { TurnEnd } from './turn-end.js';
 import { sendUpstream, type UpstreamRequestOptions } from './upstream-dispatch.js';
 
 const cert = readFileSync(new URL('./testdata/localhost-cert.pem', import.meta.url));
@@ -84,7 +85,11 @@ async function listen(
 
 function client(options: Partial<Http1UpstreamOptions> = {}): Http1Upstream {
   const fallback = new Agent();
-  const c = new Http1Upstream({ fallback, sweepMs: 20, ...options });
+  // A held write that throws is a test failure: rethrown, it is an uncaught error.
+  const turnEnd = new TurnEnd((err) => {
+    throw err;
+  });
+  const c = new Http1Upstream({ fallback, sweepMs: 20, turnEnd, ...options });
   cleanups.push(async () => {
     await c.close();
     await fallback.close();

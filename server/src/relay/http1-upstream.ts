@@ -5,7 +5,7 @@ import tls from 'node:tls';
 import type { Dispatcher } from 'undici';
 import { HTTP_TOKEN } from '../http/header-syntax.js';
 import { Http1ReplyParser, type ReplyEvents } from './http1-reply-parser.js';
-import { TurnEnd } from './turn-end.js';
+import type { TurnEnd } from './turn-end.js';
 import type { UpstreamDispatcher, UpstreamRequestOptions } from './upstream-dispatch.js';
 
 // The relay's own HTTP/1.1 client for the calls it forwards (design §4 'Speed'). A forwarded call
@@ -30,7 +30,7 @@ export interface Http1UpstreamOptions {
   /** How often the timeouts above are checked. Default 1 s. */
   sweepMs?: number;
   /** Where requests written in one turn wait to go out together; the relay's replies share it. */
-  turnEnd?: TurnEnd;
+  turnEnd: TurnEnd;
   /** For https upstreams behind a private CA; by default Node's CA store is trusted, and certificates are checked. */
   tls?: Pick<tls.ConnectionOptions, 'ca'>;
 }
@@ -64,11 +64,12 @@ export class Http1Upstream implements UpstreamDispatcher {
   private readonly origins = new Map<string, OriginPool | null>();
   /** Every open connection, idle or busy, for the sweep. */
   readonly connections = new Set<UpstreamConnection>();
-  readonly limits: Required<Omit<Http1UpstreamOptions, 'fallback' | 'sweepMs' | 'tls' | 'turnEnd'>>;
+  readonly limits: Required<
+    Pick<Http1UpstreamOptions, 'connectTimeoutMs' | 'headersTimeoutMs' | 'bodyTimeoutMs' | 'keepAliveMs'>
+  >;
   private readonly sweeper: NodeJS.Timeout;
   private closing = false;
   private drained: (() => void) | undefined;
-  private readonly turnEnd: TurnEnd;
 
   constructor(private readonly options: Http1UpstreamOptions) {
     this.limits = {
@@ -77,7 +78,6 @@ export class Http1Upstream implements UpstreamDispatcher {
       bodyTimeoutMs: options.bodyTimeoutMs ?? 300_000,
       keepAliveMs: options.keepAliveMs ?? 30_000,
     };
-    this.turnEnd = options.turnEnd ?? new TurnEnd();
     this.sweeper = setInterval(() => this.sweep(), options.sweepMs ?? 1000);
     this.sweeper.unref();
   }
@@ -125,7 +125,7 @@ export class Http1Upstream implements UpstreamDispatcher {
    */
   holdForTurn(socket: net.Socket): void {
     socket.cork();
-    this.turnEnd.defer(() => socket.uncork());
+    this.options.turnEnd.defer(() => socket.uncork());
   }
 
   /** A connection finished its reply: kept for the next call unless it cannot be reused. */

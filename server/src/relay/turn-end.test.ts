@@ -2,10 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { TurnEnd } from './turn-end.js';
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+/** A TurnEnd whose failing job fails the test (rethrown, an uncaught error). */
+const strictTurnEnd = () =>
+  new TurnEnd((err) => {
+    throw err;
+  });
 
 describe('TurnEnd', () => {
   it("runs a turn's jobs in order once the turn's callbacks and microtasks have run", async () => {
-    const turn = new TurnEnd();
+    const turn = strictTurnEnd();
     const ran: string[] = [];
     turn.defer(() => ran.push('a'));
     setImmediate(() => ran.push('timer scheduled after a'));
@@ -31,7 +36,7 @@ describe('TurnEnd', () => {
   });
 
   it('runs a job deferred by a job at the end of the next turn', async () => {
-    const turn = new TurnEnd();
+    const turn = strictTurnEnd();
     const ran: string[] = [];
     turn.defer(() => {
       ran.push('first');

@@ -11,7 +11,8 @@
 export class TurnEnd {
   private jobs: (() => void)[] = [];
 
-  constructor(private readonly onError: (err: unknown) => void = () => {}) {}
+  /** `onError` hears of a job that threw: a held write or settlement that did not happen. */
+  constructor(private readonly onError: (err: unknown) => void) {}
 
   /** Runs `job` once this turn's callbacks have run (one `setImmediate` for all of the turn's jobs). */
   defer(job: () => void): void {
