@@ -70,38 +70,40 @@ export interface TrendWindows {
   holdS: number;
 }
 
-/** Each sample's held level: the highest sample from it to `holdS` seconds later (samples sorted by time). */
-function heldLevels(sorted: readonly MemorySample[], holdS: number): number[] {
+/** The samples sorted by time, each with its held level: its highest from it to `holdS` seconds later. */
+function withHeldLevels(
+  samples: readonly MemorySample[],
+  holdS: number,
+): (MemorySample & { heldMb: number })[] {
+  const sorted = [...samples].sort((a, b) => a.tS - b.tS);
   return sorted.map((s, i) => {
-    let held = s.mb;
+    let heldMb = s.mb;
     for (let j = i + 1; j < sorted.length && sorted[j]!.tS <= s.tS + holdS; j++)
-      held = Math.max(held, sorted[j]!.mb);
-    return held;
+      heldMb = Math.max(heldMb, sorted[j]!.mb);
+    return { ...s, heldMb };
   });
 }
 
 /** The trend of `samples` (any order): floors over the whole windows between warm-up and end. */
 export function memoryTrend(samples: readonly MemorySample[], w: TrendWindows): MemoryTrend {
-  const all = [...samples].sort((a, b) => a.tS - b.tS);
-  const held = heldLevels(all, w.holdS);
+  const all = withHeldLevels(samples, w.holdS);
   const judged = all.filter((s) => s.tS >= w.warmupS);
   const floors: { midMin: number; mb: number }[] = [];
   const lowest: number[] = [];
   const whole = Math.floor((w.durationS - w.warmupS) / w.windowS);
   for (let k = 0; k < whole; k++) {
     const start = w.warmupS + k * w.windowS;
-    const inside = (s: MemorySample) => s.tS >= start && s.tS < start + w.windowS;
-    const levels = held.filter((_, i) => inside(all[i]!));
-    if (levels.length === 0) continue;
-    floors.push({ midMin: (start + w.windowS / 2) / 60, mb: Math.min(...levels) });
-    lowest.push(round(Math.min(...all.filter(inside).map((s) => s.mb)), 1));
+    const inside = judged.filter((s) => s.tS >= start && s.tS < start + w.windowS);
+    if (inside.length === 0) continue;
+    floors.push({ midMin: (start + w.windowS / 2) / 60, mb: Math.min(...inside.map((s) => s.heldMb)) });
+    lowest.push(Math.min(...inside.map((s) => s.mb)));
   }
   const floorsMb = floors.map((f) => round(f.mb, 1));
   return {
     samples: judged.length,
     windowS: w.windowS,
     floorsMb,
-    lowestMb: lowest,
+    lowestMb: lowest.map((mb) => round(mb, 1)),
     startMb: floorsMb[0] ?? Number.NaN,
     endMb: floorsMb[floorsMb.length - 1] ?? Number.NaN,
     maxMb: round(all.length > 0 ? Math.max(...all.map((s) => s.mb)) : Number.NaN, 1),
