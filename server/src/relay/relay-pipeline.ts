@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { LogType } from '@switchyard/domain';
 import type { FastifyBaseLogger } from 'fastify';
 import type { BearerKey } from '../auth/api-keys.js';
@@ -219,21 +220,24 @@ export async function relayEventStream(
   let failedMidway = false;
   // What one turn of the event loop brings goes out in one write at the end of the turn, with the
   // turn's other writes (turn-end.ts), the end of the stream included: not one system call per
-  // upstream chunk.
-  let corked = false;
+  // upstream chunk. The socket is corked, not the reply: from Node 22 a corked chunked reply keeps
+  // its writes in a buffer of its own, which its end() sends after the last chunk (lost to the
+  // client) and its uncork() sends as four writes each.
+  let held: Socket | null | undefined;
   let ending = false;
-  const uncork = () => {
-    corked = false;
-    if (res.writableEnded || res.destroyed) return;
-    // end() writes what the socket holds and the last chunk together.
-    if (ending) res.end();
-    else res.uncork();
+  const release = () => {
+    const socket = held;
+    held = undefined;
+    // end() uncorks the socket fully: what it holds and the last chunk leave together.
+    if (ending && !res.writableEnded && !res.destroyed) res.end();
+    else socket?.uncork();
   };
   const hold = () => {
-    if (corked) return;
-    corked = true;
-    res.cork();
-    s.relay.turnEnd.defer(uncork);
+    if (held !== undefined) return;
+    // No socket yet (a pipelined request waiting its turn): Node queues the writes itself.
+    held = res.socket;
+    held?.cork();
+    s.relay.turnEnd.defer(release);
   };
   /** Writes `piece` into this turn's held write; false when the socket is full. */
   const write = (piece: Buffer): boolean => {
