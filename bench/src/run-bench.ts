@@ -7,8 +7,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { BareProxy } from './bare-proxy.js';
 import { type BenchDatabase, ledgerTotals } from './gateway/bench-database.js';
-import { type GatewayConfig, GatewayProcess } from './gateway/gateway-process.js';
-import { prepareGateway } from './gateway/prepare-gateway.js';
+import { type GatewayConfig, GatewayProcess, nodeVersionOf } from './gateway/gateway-process.js';
+import { type PreparedGateway, prepareGateway } from './gateway/prepare-gateway.js';
 import { BENCH_MODEL, SLOW_MODEL, scenarioSummary } from './gateway/scenario.js';
 import { AutocannonLoad } from './load/autocannon-load.js';
 import type { LoadGenerator } from './load/load-generator.js';
@@ -71,18 +71,28 @@ async function upstreamCount(u: Upstreams): Promise<number> {
   return (await u.provider.requestCount()) + (await u.slow.requestCount());
 }
 
-async function snapshot(db: BenchDatabase, u: Upstreams): Promise<LedgerSnapshot> {
+/** The books of every gateway measured against the same upstreams, summed, and the upstreams' count. */
+async function snapshot(dbs: readonly BenchDatabase[], u: Upstreams): Promise<LedgerSnapshot> {
   const upstreamRequests = await upstreamCount(u);
-  return { ...(await ledgerTotals(db)), upstreamRequests };
+  const sum = { ...(await ledgerTotals(dbs[0]!)), upstreamRequests };
+  for (const db of dbs.slice(1)) {
+    const t = await ledgerTotals(db);
+    for (const k of Object.keys(t) as (keyof typeof t)[]) sum[k] += t[k];
+  }
+  return sum;
 }
 
 /** Waits until every request the upstream saw since `before` has settled in the database, or gives up. */
-async function waitSettled(db: BenchDatabase, u: Upstreams, before: LedgerSnapshot): Promise<LedgerSnapshot> {
+async function waitSettled(
+  dbs: readonly BenchDatabase[],
+  u: Upstreams,
+  before: LedgerSnapshot,
+): Promise<LedgerSnapshot> {
   const deadline = Date.now() + SETTLE_TIMEOUT_MS;
-  let now = await snapshot(db, u);
+  let now = await snapshot(dbs, u);
   while (!isSettled(before, now) && Date.now() < deadline) {
     await sleep(100);
-    now = await snapshot(db, u);
+    now = await snapshot(dbs, u);
   }
   return now;
 }
@@ -354,6 +364,7 @@ async function runVariant(variant: Variant, d: VariantDeps): Promise<VariantResu
     rootPassword: ROOT_PASSWORD,
     logLevel: o.logLevel,
     cpuProfileDir: profileDir,
+    node: o.node,
   };
   say(`gateway (${variant}): setting up the scenario`);
   const t0 = Date.now();
@@ -363,12 +374,41 @@ async function runVariant(variant: Variant, d: VariantDeps): Promise<VariantResu
   );
   const setupS = Math.round((Date.now() - t0) / 100) / 10;
   const { gateway, db, keys } = prepared;
+  const node = nodeVersionOf(o.node);
   const target: ChatTarget = {
-    label: `gateway (${variant})`,
+    label: `gateway (${variant}, Node ${node})`,
     origin: gateway.origin,
     keys,
     proc: gateway.proc,
   };
+  // The same gateway on another Node, in the same rounds: the comparison is not at the mercy of
+  // what the machine did between two runs.
+  let compared: { prepared: PreparedGateway; target: ChatTarget; node: string } | undefined;
+  if (variant === 'sqlite' && o.compareNode) {
+    const compareNode = nodeVersionOf(o.compareNode);
+    const label = `${config.label}-compare`;
+    const compareConfig = { ...config, label, dataDir: `${dataDir}-compare`, node: o.compareNode };
+    say(`gateway (${variant}, Node ${compareNode}): setting up the scenario`);
+    const p = await clock.time(`${variant}: setup on Node ${compareNode}`, () =>
+      prepareGateway(
+        runDir,
+        compareConfig,
+        { fast: upstreams.provider.origin, slow: upstreams.slow.origin },
+        say,
+      ),
+    );
+    compared = {
+      prepared: p,
+      node: compareNode,
+      target: {
+        label: `gateway (${variant}, Node ${compareNode})`,
+        origin: p.gateway.origin,
+        keys: p.keys,
+        proc: p.gateway.proc,
+      },
+    };
+  }
+  const dbs = compared ? [db, compared.prepared.db] : [db];
   const accounting: AccountingCheck[] = [];
   // The server engines get the short plan; SQLite keeps the full rounds.
   const plan: VariantPlan =
@@ -385,26 +425,42 @@ async function runVariant(variant: Variant, d: VariantDeps): Promise<VariantResu
       : o.server;
   const { warmupS, rounds, roundS, oneConnS, ttfbS } = plan;
   const measureCtx: MeasureContext = { ...ctx, options: { ...o, warmupS, rounds, roundS, oneConnS, ttfbS } };
-  const result: VariantResult = { variant, direct: {}, bare: {}, gateway: {}, accounting, setupS, plan };
-  const targets = plan.direct ? [baselines.direct, baselines.bare, target] : [baselines.bare, target];
+  const result: VariantResult = {
+    variant,
+    direct: {},
+    bare: {},
+    gateway: {},
+    accounting,
+    setupS,
+    plan,
+    node,
+  };
+  const gateways = compared ? [target, compared.target] : [target];
+  const targets = plan.direct
+    ? [baselines.direct, baselines.bare, ...gateways]
+    : [baselines.bare, ...gateways];
   const slots = new Map<ChatTarget, object>([
     [baselines.direct, result.direct],
     [baselines.bare, result.bare],
     [target, result.gateway],
   ]);
+  if (compared) {
+    result.compare = { node: compared.node, gateway: {} };
+    slots.set(compared.target, result.compare.gateway);
+  }
   const keep = (figures: readonly object[]) => {
     for (const [i, f] of figures.entries()) Object.assign(slots.get(targets[i]!)!, f);
   };
   // Each phase is checked on its own: the snapshot before it, and the one once all has settled.
-  let before = await snapshot(db, upstreams);
+  let before = await snapshot(dbs, upstreams);
   // Once a phase has failed to settle, waiting again in it would only repeat the timeout.
   let stuck = false;
   const startPhase = async () => {
-    before = await snapshot(db, upstreams);
+    before = await snapshot(dbs, upstreams);
     stuck = false;
   };
   const settled = async () => {
-    const now = await waitSettled(db, upstreams, before);
+    const now = await waitSettled(dbs, upstreams, before);
     if (!isSettled(before, now) && !stuck) {
       stuck = true;
       say(`  the gateway did not settle within ${SETTLE_TIMEOUT_MS / 1000} s`);
@@ -416,6 +472,7 @@ async function runVariant(variant: Variant, d: VariantDeps): Promise<VariantResu
   target.drain = async () => {
     if (!stuck) await settled();
   };
+  if (compared) compared.target.drain = target.drain;
   let soakGateway: GatewayProcess | undefined;
   try {
     await clock.time(`${variant}: chat`, async () => {
@@ -429,6 +486,8 @@ async function runVariant(variant: Variant, d: VariantDeps): Promise<VariantResu
       keep(await measureStreams(measureCtx, targets, bodies.streamBody));
       await check('stream');
     });
+    // The second gateway sits out the phases that judge one process's memory.
+    await compared?.prepared.gateway.stop();
 
     if (plan.slowStreamPhase)
       await clock.time(`${variant}: slow streams`, async () => {
@@ -474,11 +533,15 @@ async function runVariant(variant: Variant, d: VariantDeps): Promise<VariantResu
     await clock.time(`${variant}: stop`, async () => {
       await gateway.stop();
       await soakGateway?.stop();
+      await compared?.prepared.gateway.stop();
+      await compared?.prepared.db.close();
       await db.close();
       await dropSchema?.().catch(() => {});
     });
   }
-  const logs = [gateway, soakGateway].map((g) => (g ? readFileSync(g.proc.logFile, 'utf8') : ''));
+  const logs = [gateway, soakGateway, compared?.prepared.gateway].map((g) =>
+    g ? readFileSync(g.proc.logFile, 'utf8') : '',
+  );
   result.log = logComplaints(logs.join('\n'));
   if (result.log.warnings + result.log.errors > 0) {
     say(`  the gateway logged ${result.log.warnings} warnings and ${result.log.errors} errors:`);

@@ -27,6 +27,12 @@ describe('parseRunOptions', () => {
     expect(parseRunOptions(['--no-soak']).soak).toBeUndefined();
   });
 
+  it("runs the gateway on the bench's own Node unless --node names another, and --compare-node adds one", () => {
+    expect(parseRunOptions([])).toMatchObject({ node: undefined, compareNode: undefined });
+    const o = parseRunOptions(['--node', '/opt/node24/bin/node', '--compare-node', '/usr/bin/node']);
+    expect(o).toMatchObject({ node: '/opt/node24/bin/node', compareNode: '/usr/bin/node' });
+  });
+
   it('--quick shortens every phase and keeps to SQLite', () => {
     const o = parseRunOptions(['--quick']);
     expect(o.mode).toBe('quick');

@@ -76,6 +76,10 @@ export interface RunOptions extends RoundPlan {
   out: string | undefined;
   /** Use the fallbacks (Node upstream, autocannon) even when nginx and wrk are installed. */
   noNative: boolean;
+  /** The Node binary the gateway runs on; absent: the one running the bench. */
+  node: string | undefined;
+  /** A second Node binary: the SQLite variant's chat and stream rounds also measure a gateway on it. */
+  compareNode: string | undefined;
 }
 
 export const USAGE = `npm run bench [-- options]
@@ -86,6 +90,10 @@ export const USAGE = `npm run bench [-- options]
   --log-level <level>  gateway LOG_LEVEL (default warn)
   --profile            run the gateway with --cpu-prof and print its hottest functions
   --no-native          use the Node upstream and autocannon even if nginx and wrk are installed
+  --node <binary>      run the gateway on this Node binary (default: the one running the bench)
+  --compare-node <binary>
+                       also run a gateway on this Node binary, measured in the same SQLite chat and
+                       stream rounds as the first (its own data directory; no slow streams, no soak)
   --keep               keep the run directory (logs, databases)
   --out <file>         results file (default bench/results/latest.json)`;
 
@@ -101,6 +109,8 @@ export function parseRunOptions(argv: readonly string[]): RunOptions {
       'no-native': { type: 'boolean', default: false },
       keep: { type: 'boolean', default: false },
       out: { type: 'string' },
+      node: { type: 'string' },
+      'compare-node': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
     strict: true,
@@ -149,6 +159,8 @@ export function parseRunOptions(argv: readonly string[]): RunOptions {
     keep: values.keep === true,
     out: values.out,
     noNative: values['no-native'] === true,
+    node: values.node,
+    compareNode: values['compare-node'],
   };
 }
 

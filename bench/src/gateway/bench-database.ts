@@ -1,4 +1,4 @@
-import SQLite from 'better-sqlite3';
+import { sqliteDriver } from '@switchyard/server/dist/db/sqlite-file.js';
 import pg from 'pg';
 import type { LedgerSnapshot } from '../report/accounting.js';
 
@@ -21,7 +21,8 @@ export function numberedPlaceholders(sql: string): string {
 
 export async function openBenchDatabase(url: string): Promise<BenchDatabase> {
   if (url.startsWith('sqlite:')) {
-    const db = new SQLite(url.slice('sqlite:'.length), { fileMustExist: true });
+    const Database = sqliteDriver();
+    const db = new Database(url.slice('sqlite:'.length), { fileMustExist: true });
     db.pragma('busy_timeout = 10000');
     return {
       run: async (sql, params = []) => {

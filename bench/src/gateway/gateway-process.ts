@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { LOOP_MONITOR } from '../bare-proxy.js';
@@ -14,6 +15,8 @@ export interface GatewayConfig {
   logLevel: string;
   /** When set, the gateway runs with --cpu-prof and writes its profile here on exit. */
   cpuProfileDir?: string;
+  /** The Node binary; absent: the one running the bench. */
+  node?: string;
 }
 
 const GATEWAY_SCRIPT = 'server/dist/main.js';
@@ -33,6 +36,12 @@ export function startScriptNodeFlags(repoRoot: string): string[] {
     throw new Error(`the start script does not end with node [options] ${GATEWAY_SCRIPT}: ${start}`);
   }
   return flags;
+}
+
+/** What `node --version` prints for a Node binary (the bench's own when none is given). */
+export function nodeVersionOf(binary: string | undefined): string {
+  if (!binary) return process.version;
+  return execFileSync(binary, ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
 }
 
 /**
@@ -65,7 +74,7 @@ export class GatewayProcess {
     const profile = c.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${c.cpuProfileDir}`] : [];
     const proc = ManagedProcess.start({
       name: `gateway (${c.label})`,
-      command: process.execPath,
+      command: c.node ?? process.execPath,
       args: [
         ...startScriptNodeFlags(c.repoRoot),
         ...profile,

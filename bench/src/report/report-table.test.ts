@@ -104,6 +104,28 @@ describe('formatValue and formatRatio', () => {
 });
 
 describe('comparisonTable', () => {
+  it('adds the gateway on a second Node with its ratios to the bare proxy and to the first gateway', () => {
+    const other: TargetResult = {
+      json64: load(6600, 10, { proxyCpuUsPerRequest: 150 }),
+      json1: load(3000, 0.4),
+    };
+    const lines = comparisonTable(
+      { ...variant, node: 'v20.20.2', compare: { node: 'v24.21.0', gateway: other } },
+      slow,
+    ).split('\n');
+    expect(lines[0]).toContain('| gateway (sqlite, Node v20.20.2) |');
+    expect(lines[0]).toMatch(/\| gateway \(sqlite, Node v24\.21\.0\) \| gw2\/bare \| gw2\/gw \|$/);
+    const cells = (label: string) =>
+      lines
+        .find((l) => l.startsWith(`| ${label}`))!
+        .split('|')
+        .map((c) => c.trim());
+    expect(cells('chat req/s, 64 conn').slice(-4, -1)).toEqual(['6,600', '1.32x', '1.20x']);
+    expect(cells('chat CPU us/request').slice(-4, -1)).toEqual(['150', '-', '0.83x']);
+    // A phase only the first gateway ran leaves the second's cells empty.
+    expect(cells('1000 streams: RSS MiB').slice(-4, -1)).toEqual(['-', '-', '-']);
+  });
+
   it('puts direct, bare and gateway side by side with both ratios', () => {
     const lines = comparisonTable(variant, slow).split('\n');
     expect(lines[0]).toMatch(

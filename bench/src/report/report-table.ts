@@ -85,15 +85,28 @@ function columns(v: VariantResult, baselines: SlowBaselines | undefined) {
   };
 }
 
-/** The comparison table of one gateway variant against the direct and bare-proxy baselines. */
+/**
+ * The comparison table of one gateway variant against the direct and bare-proxy baselines; with
+ * --compare-node, the second gateway's column and its ratio to the bare proxy follow.
+ */
 export function comparisonTable(v: VariantResult, slow?: SlowBaselines): string {
   const { direct, bare, gateway } = columns(v, slow);
-  const headers = ['metric', 'direct', 'bare proxy', `gateway (${v.variant})`, 'gw/direct', 'gw/bare'];
+  const on = (node: string | undefined) => (node ? `, Node ${node}` : '');
+  const headers = [
+    'metric',
+    'direct',
+    'bare proxy',
+    `gateway (${v.variant}${on(v.node)})`,
+    'gw/direct',
+    'gw/bare',
+  ];
+  const other = v.compare;
+  if (other) headers.push(`gateway (${v.variant}${on(other.node)})`, 'gw2/bare', 'gw2/gw');
   const rows = METRICS.map((m) => {
     const d = m.direct ? m.pick(direct) : undefined;
     const b = m.pick(bare);
     const g = m.pick(gateway);
-    return [
+    const row = [
       m.label,
       formatValue(d, m.decimals),
       formatValue(b, m.decimals),
@@ -101,6 +114,11 @@ export function comparisonTable(v: VariantResult, slow?: SlowBaselines): string 
       formatRatio(g, d),
       formatRatio(g, b),
     ];
+    if (other) {
+      const g2 = m.pick(other.gateway);
+      row.push(formatValue(g2, m.decimals), formatRatio(g2, b), formatRatio(g2, g));
+    }
+    return row;
   });
   return renderTable(headers, rows);
 }

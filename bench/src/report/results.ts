@@ -145,6 +145,10 @@ export interface VariantResult {
   plan?: VariantPlan;
   /** Warnings and errors the gateway logged while it was measured. */
   log?: LogComplaints;
+  /** The Node version the gateway ran on. */
+  node?: string;
+  /** A second gateway on another Node (--compare-node), measured in the same chat and stream rounds. */
+  compare?: { node: string; gateway: TargetResult };
 }
 
 /** The slow-stream figures of direct calls and the bare proxy, measured once before the variants. */

@@ -45,12 +45,11 @@ export function localIconStore(key = 'ownerIconCache'): IconStore {
   };
 }
 
-async function toDataUrl(blob: Blob): Promise<string> {
-  const bytes = new Uint8Array(await blob.arrayBuffer());
+function toDataUrl(bytes: Uint8Array, type: string): string {
   let binary = '';
   for (let i = 0; i < bytes.length; i += 0x8000)
     binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return `data:${blob.type || 'application/octet-stream'};base64,${btoa(binary)}`;
+  return `data:${type};base64,${btoa(binary)}`;
 }
 
 export class IconCache {
@@ -86,9 +85,13 @@ export class IconCache {
     try {
       const res = await this.fetcher(url, { signal: controller.signal });
       if (!res.ok) return null;
-      const blob = await res.blob();
-      if (blob.size > ICON_MAX_BYTES || !blob.type.startsWith('image/')) return null;
-      return await toDataUrl(blob);
+      // The reply's bytes, not a Blob: where the page's Blob is not fetch's (a test DOM on Node 22+),
+      // a Blob from res.blob() lacks arrayBuffer().
+      const type = (res.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+      if (!type.startsWith('image/')) return null;
+      const bytes = new Uint8Array(await res.arrayBuffer());
+      if (bytes.length > ICON_MAX_BYTES) return null;
+      return toDataUrl(bytes, type);
     } catch {
       return null;
     } finally {
