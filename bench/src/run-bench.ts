@@ -161,6 +161,12 @@ function newestProfile(dir: string): string | undefined {
 
 export async function runBench(o: RunOptions, run: RunEnvironment): Promise<BenchResults> {
   const { say } = run;
+  // A wrong binary fails here, not minutes into the run.
+  const nodes = {
+    gateway: nodeVersionOf(o.node),
+    compare: o.compareNode ? nodeVersionOf(o.compareNode) : undefined,
+  };
+  say(`gateway on Node ${nodes.gateway}${nodes.compare ? `, compared with Node ${nodes.compare}` : ''}`);
   const runDir = mkdtempSync(path.join(os.tmpdir(), 'switchyard-bench-'));
   say(`run directory: ${runDir}${o.keep ? '' : ' (deleted at the end; --keep keeps it)'}`);
   const skipped: string[] = [];
@@ -251,6 +257,7 @@ export async function runBench(o: RunOptions, run: RunEnvironment): Promise<Benc
         bodies: { chatBody, streamBody },
         slowSpec,
         clock,
+        nodes,
       });
       if (result) variants.push(result);
     }
@@ -321,10 +328,12 @@ interface VariantDeps {
   bodies: { chatBody: string; streamBody: string };
   slowSpec: { path: string; body: string; streams: number; holdS: number; chunkIntervalMs: number };
   clock: PhaseClock;
+  /** The versions of the gateway's Node and of the compared one. */
+  nodes: { gateway: string; compare: string | undefined };
 }
 
 async function runVariant(variant: Variant, d: VariantDeps): Promise<VariantResult | undefined> {
-  const { o, run, runDir, ctx, upstreams, skipped, baselines, bodies, slowSpec, clock } = d;
+  const { o, run, runDir, ctx, upstreams, skipped, baselines, bodies, slowSpec, clock, nodes } = d;
   const say = run.say;
   const dataDir = path.join(runDir, `data-${variant.replace('+', '-')}`);
   mkdirSync(dataDir, { recursive: true });
@@ -374,7 +383,7 @@ async function runVariant(variant: Variant, d: VariantDeps): Promise<VariantResu
   );
   const setupS = Math.round((Date.now() - t0) / 100) / 10;
   const { gateway, db, keys } = prepared;
-  const node = nodeVersionOf(o.node);
+  const node = nodes.gateway;
   const target: ChatTarget = {
     label: `gateway (${variant}, Node ${node})`,
     origin: gateway.origin,
@@ -385,9 +394,16 @@ async function runVariant(variant: Variant, d: VariantDeps): Promise<VariantResu
   // what the machine did between two runs.
   let compared: { prepared: PreparedGateway; target: ChatTarget; node: string } | undefined;
   if (variant === 'sqlite' && o.compareNode) {
-    const compareNode = nodeVersionOf(o.compareNode);
+    const compareNode = nodes.compare ?? o.compareNode;
     const label = `${config.label}-compare`;
-    const compareConfig = { ...config, label, dataDir: `${dataDir}-compare`, node: o.compareNode };
+    const compareDir = `${dataDir}-compare`;
+    const compareConfig: GatewayConfig = {
+      ...config,
+      label,
+      dataDir: compareDir,
+      databaseUrl: `sqlite:${path.join(compareDir, 'switchyard.db')}`,
+      node: o.compareNode,
+    };
     say(`gateway (${variant}, Node ${compareNode}): setting up the scenario`);
     const p = await clock.time(`${variant}: setup on Node ${compareNode}`, () =>
       prepareGateway(
