@@ -26,7 +26,7 @@ import {
 import { type CpuProfile, summarizeProfile } from './report/cpu-profile-summary.js';
 import { logComplaints } from './report/gateway-log.js';
 import { evaluateTargets } from './report/report-table.js';
-import type { BenchResults, VariantResult } from './report/results.js';
+import type { BenchResults, TargetResult, VariantResult } from './report/results.js';
 import { type RunOptions, VARIANTS, type Variant, type VariantPlan } from './run-options.js';
 import { runSoak } from './soak.js';
 import { chatRequestBody } from './upstream/canned-replies.js';
@@ -403,6 +403,7 @@ async function runVariant(variant: Variant, d: VariantDeps): Promise<VariantResu
       dataDir: compareDir,
       databaseUrl: `sqlite:${path.join(compareDir, 'switchyard.db')}`,
       node: o.compareNode,
+      nodeFlags: o.compareFlags,
     };
     say(`gateway (${variant}, Node ${compareNode}): setting up the scenario`);
     const p = await clock.time(`${variant}: setup on Node ${compareNode}`, () =>
@@ -417,7 +418,7 @@ async function runVariant(variant: Variant, d: VariantDeps): Promise<VariantResu
       prepared: p,
       node: compareNode,
       target: {
-        label: `gateway (${variant}, Node ${compareNode})`,
+        label: `gateway (${variant}, Node ${compareNode}${o.compareFlags ? ` [${o.compareFlags.join(' ') || 'no flags'}]` : ''})`,
         origin: p.gateway.origin,
         keys: p.keys,
         proc: p.gateway.proc,
@@ -502,25 +503,31 @@ async function runVariant(variant: Variant, d: VariantDeps): Promise<VariantResu
       keep(await measureStreams(measureCtx, targets, bodies.streamBody));
       await check('stream');
     });
-    // The second gateway sits out the phases that judge one process's memory.
-    await compared?.prepared.gateway.stop();
 
     if (plan.slowStreamPhase)
       await clock.time(`${variant}: slow streams`, async () => {
-        await startPhase();
-        const slowResult = await runSlowStreams({
-          ...slowSpec,
-          origin: gateway.origin,
-          keys,
-          proc: gateway.proc,
-          probeUrl: `${gateway.origin}/api/status`,
-        });
-        result.gateway.slow = slowResult;
-        say(
-          `  gateway (${variant}) slow streams: RSS ${slowResult.rssPeakMb} MiB, ${slowResult.flowingMean} flowing, loop delay p99 ${slowResult.loopDelay?.p99Ms} ms`,
-        );
-        await check('slow streams');
+        // One gateway after the other: both would not fit the machine's memory and CPU at once.
+        const measured: [ChatTarget, GatewayProcess, TargetResult][] = [[target, gateway, result.gateway]];
+        if (compared && result.compare)
+          measured.push([compared.target, compared.prepared.gateway, result.compare.gateway]);
+        for (const [t, g, slot] of measured) {
+          await startPhase();
+          const slowResult = await runSlowStreams({
+            ...slowSpec,
+            origin: g.origin,
+            keys: t.keys,
+            proc: g.proc,
+            probeUrl: `${g.origin}/api/status`,
+          });
+          slot.slow = slowResult;
+          say(
+            `  ${t.label} slow streams: RSS ${slowResult.rssPeakMb} MiB, ${slowResult.flowingMean} flowing, loop delay p99 ${slowResult.loopDelay?.p99Ms} ms`,
+          );
+          await check(t === target ? 'slow streams' : `slow streams, ${t.label}`);
+        }
       });
+    // The second gateway sits out the soak, which judges one process's memory over minutes.
+    await compared?.prepared.gateway.stop();
 
     const soak = variant === 'sqlite' ? o.soak : undefined;
     if (soak) {

@@ -30,7 +30,21 @@ describe('parseRunOptions', () => {
   it("runs the gateway on the bench's own Node unless --node names another, and --compare-node adds one", () => {
     expect(parseRunOptions([])).toMatchObject({ node: undefined, compareNode: undefined });
     const o = parseRunOptions(['--node', '/opt/node24/bin/node', '--compare-node', '/usr/bin/node']);
-    expect(o).toMatchObject({ node: '/opt/node24/bin/node', compareNode: '/usr/bin/node' });
+    expect(o).toMatchObject({
+      node: '/opt/node24/bin/node',
+      compareNode: '/usr/bin/node',
+      compareFlags: undefined,
+    });
+  });
+
+  it('--compare-flags gives the second gateway its own Node options, and needs --compare-node', () => {
+    const n = ['--compare-node', '/usr/bin/node'];
+    expect(parseRunOptions([...n, '--compare-flags', '']).compareFlags).toEqual([]);
+    expect(
+      parseRunOptions([...n, '--compare-flags', ' --max-semi-space-size=8  --jitless']).compareFlags,
+    ).toEqual(['--max-semi-space-size=8', '--jitless']);
+    expect(() => parseRunOptions(['--compare-flags', ''])).toThrow(/needs --compare-node/);
+    expect(() => parseRunOptions([...n, '--compare-flags', 'script.js'])).toThrow(UsageError);
   });
 
   it('--quick shortens every phase and keeps to SQLite', () => {

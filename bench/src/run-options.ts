@@ -78,8 +78,10 @@ export interface RunOptions extends RoundPlan {
   noNative: boolean;
   /** The Node binary the gateway runs on; absent: the one running the bench. */
   node: string | undefined;
-  /** A second Node binary: the SQLite variant's chat and stream rounds also measure a gateway on it. */
+  /** A second Node binary: the SQLite variant's chat, stream and slow-stream phases also measure a gateway on it. */
   compareNode: string | undefined;
+  /** The second gateway's Node options instead of those of `npm start`. */
+  compareFlags: string[] | undefined;
 }
 
 export const USAGE = `npm run bench [-- options]
@@ -93,7 +95,10 @@ export const USAGE = `npm run bench [-- options]
   --node <binary>      run the gateway on this Node binary (default: the one running the bench)
   --compare-node <binary>
                        also run a gateway on this Node binary, measured in the same SQLite chat and
-                       stream rounds as the first (its own data directory; no slow streams, no soak)
+                       stream rounds as the first and in the slow streams after it (its own data
+                       directory; no soak)
+  --compare-flags "<node options>"
+                       the second gateway's Node options instead of those of npm start ("" for none)
   --keep               keep the run directory (logs, databases)
   --out <file>         results file (default bench/results/latest.json)`;
 
@@ -111,6 +116,7 @@ export function parseRunOptions(argv: readonly string[]): RunOptions {
       out: { type: 'string' },
       node: { type: 'string' },
       'compare-node': { type: 'string' },
+      'compare-flags': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
     strict: true,
@@ -161,7 +167,19 @@ export function parseRunOptions(argv: readonly string[]): RunOptions {
     noNative: values['no-native'] === true,
     node: values.node,
     compareNode: values['compare-node'],
+    compareFlags: compareFlags(values['compare-flags'], values['compare-node']),
   };
+}
+
+/** `--compare-flags` as options for the second gateway; it weighs nothing without one. */
+function compareFlags(given: string | undefined, compareNode: string | undefined): string[] | undefined {
+  if (given === undefined) return undefined;
+  if (compareNode === undefined) throw new UsageError(`--compare-flags needs --compare-node\n${USAGE}`);
+  const flags = given.split(/\s+/).filter((f) => f !== '');
+  const bad = flags.filter((f) => !f.startsWith('--'));
+  if (bad.length > 0)
+    throw new UsageError(`--compare-flags takes Node options (--name[=value]): ${bad.join(' ')}`);
+  return flags;
 }
 
 export class UsageError extends Error {

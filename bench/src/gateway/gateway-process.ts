@@ -17,6 +17,8 @@ export interface GatewayConfig {
   cpuProfileDir?: string;
   /** The Node binary; absent: the one running the bench. */
   node?: string;
+  /** Node options instead of those of `npm start` (to weigh one of them). */
+  nodeFlags?: readonly string[];
 }
 
 const GATEWAY_SCRIPT = 'server/dist/main.js';
@@ -76,7 +78,7 @@ export class GatewayProcess {
       name: `gateway (${c.label})`,
       command: c.node ?? process.execPath,
       args: [
-        ...startScriptNodeFlags(c.repoRoot),
+        ...(c.nodeFlags ?? startScriptNodeFlags(c.repoRoot)),
         ...profile,
         '--import',
         LOOP_MONITOR,
