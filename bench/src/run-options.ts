@@ -97,7 +97,7 @@ export const USAGE = `npm run bench [-- options]
                        also run a gateway on this Node binary, measured in the same SQLite chat and
                        stream rounds as the first and in the slow streams after it (its own data
                        directory; no soak)
-  --compare-flags "<node options>"
+  --compare-flags="<node options>"
                        the second gateway's Node options instead of those of npm start ("" for none)
   --keep               keep the run directory (logs, databases)
   --out <file>         results file (default bench/results/latest.json)`;

@@ -31,6 +31,6 @@ describe('startScriptNodeFlags', () => {
 
   it('finds the young-generation size in this repository start script', () => {
     const repoRoot = path.resolve(import.meta.dirname, '..', '..', '..');
-    expect(startScriptNodeFlags(repoRoot)).toContain('--min-semi-space-size=16');
+    expect(startScriptNodeFlags(repoRoot)).toEqual(['--min-semi-space-size=16', '--max-semi-space-size=16']);
   });
 });
