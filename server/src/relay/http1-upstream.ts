@@ -6,7 +6,7 @@ import type { Dispatcher } from 'undici';
 import { HTTP_TOKEN } from '../http/header-syntax.js';
 import { Http1ReplyParser, type ReplyEvents } from './http1-reply-parser.js';
 import type { TurnEnd } from './turn-end.js';
-import type { UpstreamDispatcher, UpstreamRequestOptions } from './upstream-dispatch.js';
+import type { UpstreamDispatcher, UpstreamRequestOptions, UpstreamTimeouts } from './upstream-dispatch.js';
 
 // The relay's own HTTP/1.1 client for the calls it forwards (design §4 'Speed'). A forwarded call
 // is one buffered request and one reply whose bytes go on to the client, so the client is a socket
@@ -34,6 +34,10 @@ export interface Http1UpstreamOptions {
   /** For https upstreams behind a private CA; by default Node's CA store is trusted, and certificates are checked. */
   tls?: Pick<tls.ConnectionOptions, 'ca'>;
 }
+
+type CallLimits = Required<
+  Pick<Http1UpstreamOptions, 'connectTimeoutMs' | 'headersTimeoutMs' | 'bodyTimeoutMs'>
+>;
 
 /** A transport failure, with the codes undici gives the same failures (the relay reads them). */
 export class UpstreamSocketError extends Error {
@@ -84,11 +88,11 @@ export class Http1Upstream implements UpstreamDispatcher {
 
   dispatch(opts: UpstreamRequestOptions, handler: Dispatcher.DispatchHandler): boolean {
     const body = opts.body ?? null;
-    const pool = this.poolFor(opts.origin);
+    const pool = this.poolFor(opts.origin, opts.ca);
     if (!pool || (body !== null && typeof body !== 'string' && !Buffer.isBuffer(body))) {
       return this.options.fallback.dispatch(opts, handler);
     }
-    const control = new RequestControl();
+    const control = new RequestControl(this.limitsFor(opts.timeouts));
     let bytes: Buffer | [Buffer, Buffer];
     try {
       if (this.closing) throw new UpstreamSocketError('the upstream client is closed', 'UND_ERR_CLOSED');
@@ -102,6 +106,17 @@ export class Http1Upstream implements UpstreamDispatcher {
     conn ??= this.open(pool);
     conn.send(bytes, handler, control, opts.method === 'HEAD');
     return true;
+  }
+
+  /** A call's limits: the client's, or the ones the call brings (a channel's settings). */
+  private limitsFor(timeouts: UpstreamTimeouts | undefined): CallLimits {
+    const limits = this.limits;
+    if (!timeouts) return limits;
+    return {
+      connectTimeoutMs: timeouts.connectMs ?? limits.connectTimeoutMs,
+      headersTimeoutMs: timeouts.firstByteMs ?? limits.headersTimeoutMs,
+      bodyTimeoutMs: timeouts.idleMs ?? limits.bodyTimeoutMs,
+    };
   }
 
   /** Idle connections close now; busy ones once their reply is read. */
@@ -148,11 +163,16 @@ export class Http1Upstream implements UpstreamDispatcher {
     return conn;
   }
 
-  private poolFor(origin: string): OriginPool | null {
-    let pool = this.origins.get(origin);
+  /** One pool per origin, and per origin and CA for the channels that trust a private CA. */
+  private poolFor(origin: string, ca: string | undefined): OriginPool | null {
+    const key = ca === undefined ? origin : `${origin}\n${ca}`;
+    let pool = this.origins.get(key);
     if (pool === undefined) {
-      pool = OriginPool.of(origin, this.options.tls);
-      this.origins.set(origin, pool);
+      pool = OriginPool.of(
+        origin,
+        ca === undefined ? this.options.tls : { ca: [...tls.rootCertificates, ca] },
+      );
+      this.origins.set(key, pool);
     }
     return pool;
   }
@@ -168,6 +188,8 @@ class OriginPool {
   readonly idle: UpstreamConnection[] = [];
   /** The TLS session to resume on the next connection. */
   private tlsSession: Buffer | undefined;
+  /** Made once: a CA list given per connection would be parsed again for each. */
+  private secureContext: tls.SecureContext | undefined;
 
   private constructor(
     readonly tls: boolean,
@@ -202,9 +224,10 @@ class OriginPool {
       keepAliveInitialDelay: 60_000,
     };
     if (!this.tls) return net.connect(options);
+    if (this.tlsOptions?.ca !== undefined) this.secureContext ??= tls.createSecureContext(this.tlsOptions);
     const socket = tls.connect({
       ...options,
-      ...this.tlsOptions,
+      secureContext: this.secureContext,
       servername: net.isIP(this.hostname) ? undefined : this.hostname,
       ALPNProtocols: ['http/1.1'],
       session: this.tlsSession,
@@ -261,6 +284,8 @@ class RequestControl implements Dispatcher.DispatchController {
   aborted = false;
   paused = false;
   reason: Error | null = null;
+
+  constructor(readonly limits: CallLimits) {}
 
   abort(reason: Error): void {
     if (this.aborted) return;
@@ -370,7 +395,7 @@ class UpstreamConnection implements ReplyEvents {
   }
 
   checkTimeouts(now: number): void {
-    const limits = this.client.limits;
+    const limits = this.control?.limits ?? this.client.limits;
     const quiet = now - this.lastActivity;
     if (this.phase === Phase.Idle) {
       if (quiet >= this.keepAliveMs) this.destroy();
