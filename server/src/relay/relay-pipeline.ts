@@ -149,11 +149,18 @@ export function withoutBom(raw: Buffer, contentType: string): Buffer {
   return contentType.includes('json') || next === 0x7b || next === 0x5b ? raw.subarray(3) : raw;
 }
 
-/** The client went away before the upstream answered: the call is dropped, its reserve released. */
-export class ClientLeft extends Error {
-  readonly code = 'CLIENT_LEFT';
+/**
+ * The client went away before the upstream answered: the call is dropped, its reserve released.
+ * 499 as nginx logs it; no one is left to read the answer.
+ */
+export class ClientLeft extends RelayError {
   constructor() {
-    super('the client closed the connection before the upstream answered');
+    super(
+      499,
+      'invalid_request_error',
+      'client_closed_request',
+      'The client closed the connection before the upstream answered',
+    );
     this.name = 'ClientLeft';
   }
 }

@@ -474,7 +474,8 @@ describe('upstream replies and faults', () => {
     it('drops a hanging call when its client leaves: the upstream socket closes and the reserve comes back', async () => {
       const model = nextModel();
       const hanging = await fake(() => {});
-      await channel(model, hanging.url);
+      const hangingChannel = await channel(model, hanging.url);
+      await t.s.options.update({ RetryCooldownSeconds: '60' });
       // Room for one call's reserve (max_tokens 100 at output ratio 4), not two.
       const limited = await createToken(t, userCookie, { unlimited_quota: false, remain_quota: 600 });
       const released = new Promise<void>((resolve) => {
@@ -517,6 +518,9 @@ describe('upstream replies and faults', () => {
         messages: [{ role: 'user', content: 'hi' }],
       });
       expect(reply.choices[0]?.message.content).toBe('after the hang');
+      // The client's leaving is not the channel's failure.
+      expect(await t.s.relay.health.isFrozen(hangingChannel, model, Date.now())).toBe(false);
+      expect(await channelStatus(hangingChannel)).toBe(1);
     });
 
     it("times out the first byte and an idle body after the channel's own limits, billing nothing", async () => {
