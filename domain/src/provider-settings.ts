@@ -1,4 +1,4 @@
-import { type ProviderDef, providerById } from './providers.js';
+import { type ProviderDef, type ProviderField, providerById } from './providers.js';
 
 // Checks of a channel's type-specific settings against its catalog row: the key format of the
 // protocols whose adapters parse the key (Bedrock, Vertex, Zhipu, Qianfan v2, Cloudflare), the
@@ -132,6 +132,32 @@ function pluginProblems(def: ProviderDef, plugin: Record<string, unknown>): stri
 }
 
 const CONNECTION_TIMEOUTS = ['connect_timeout', 'first_byte_timeout', 'idle_timeout'] as const;
+
+/**
+ * The connection settings of every channel, whatever its type, as plugin fields: timeouts in
+ * seconds (the relay's defaults: connect 10, first byte 300, idle 300) and a private CA.
+ */
+export const CONNECTION_FIELDS: readonly ProviderField[] = [
+  ...CONNECTION_TIMEOUTS.map(
+    (name): ProviderField => ({
+      key: `upstream.${name}`,
+      labelKey: `provider.field.upstream.${name}`,
+      kind: 'string',
+      placeholder: name === 'connect_timeout' ? '10' : '300',
+    }),
+  ),
+  {
+    key: 'upstream.ca',
+    labelKey: 'provider.field.upstream.ca',
+    kind: 'text',
+    placeholder: '-----BEGIN CERTIFICATE-----',
+  },
+];
+
+/** Whether a plugin field holds a number of seconds (the form keeps it as text). */
+export function isSecondsField(key: string): boolean {
+  return key.startsWith('upstream.') && key.endsWith('_timeout');
+}
 /** A day: longer is no timeout at all. */
 const MAX_TIMEOUT_SECONDS = 86_400;
 
