@@ -66,6 +66,8 @@ const BAD_PATH = /[^\u0021-\u00ff]/;
 
 export class Http1Upstream implements UpstreamDispatcher {
   private readonly origins = new Map<string, OriginPool | null>();
+  /** The pools of the calls that bring a CA of their own, by CA (the channel's cached string), then origin. */
+  private readonly originsByCa = new Map<string, Map<string, OriginPool | null>>();
   /** Every open connection, idle or busy, for the sweep. */
   readonly connections = new Set<UpstreamConnection>();
   readonly limits: Required<
@@ -123,7 +125,9 @@ export class Http1Upstream implements UpstreamDispatcher {
   close(): Promise<void> {
     this.closing = true;
     clearInterval(this.sweeper);
-    for (const pool of this.origins.values()) {
+    const all = [...this.origins.values()];
+    for (const pools of this.originsByCa.values()) all.push(...pools.values());
+    for (const pool of all) {
       if (!pool) continue;
       // Each leaves the idle list as it is destroyed.
       for (const conn of [...pool.idle]) conn.destroy();
@@ -165,14 +169,22 @@ export class Http1Upstream implements UpstreamDispatcher {
 
   /** One pool per origin, and per origin and CA for the channels that trust a private CA. */
   private poolFor(origin: string, ca: string | undefined): OriginPool | null {
-    const key = ca === undefined ? origin : `${origin}\n${ca}`;
-    let pool = this.origins.get(key);
+    let pools = this.origins;
+    if (ca !== undefined) {
+      let own = this.originsByCa.get(ca);
+      if (!own) {
+        own = new Map();
+        this.originsByCa.set(ca, own);
+      }
+      pools = own;
+    }
+    let pool = pools.get(origin);
     if (pool === undefined) {
       pool = OriginPool.of(
         origin,
         ca === undefined ? this.options.tls : { ca: [...tls.rootCertificates, ca] },
       );
-      this.origins.set(key, pool);
+      pools.set(origin, pool);
     }
     return pool;
   }

@@ -353,7 +353,7 @@ describe('upstream replies and faults', () => {
         });
         res.end('moved');
       });
-      const id = await channel(model, redirecting.url);
+      const id = await channel(model, redirecting.url, { test_model: model });
       const before = await books();
       const plain = await failureOf(ask(model));
       expect(plain.status).toBe(502);
@@ -362,7 +362,10 @@ describe('upstream replies and faults', () => {
       const streamed = await failureOf(askStream(model));
       expect(streamed.status).toBe(502);
       expect(streamed.code).toBe('upstream_bad_status');
-      expect(redirecting.bodies).toHaveLength(2);
+      const test = await testChannelNow(id);
+      expect(test.data.ok).toBe(false);
+      expect(test.message).toContain('answered 307 (a redirect to');
+      expect(redirecting.bodies).toHaveLength(3);
       expect(elsewhere.bodies).toHaveLength(0);
       expect(await books()).toEqual(before);
       expect(await channelStatus(id)).toBe(1);
