@@ -182,7 +182,9 @@ export async function testChannel(
       const what = describeTransportFailure(err);
       transport = !what.timedOut;
       timedOut = what.timedOut;
-      message = what.message;
+      // The administrator's view: the underlying error's words too (the host names a certificate holds).
+      message =
+        what.detail && !what.message.includes(what.detail) ? `${what.message}: ${what.detail}` : what.message;
     }
   }
   const timeMs = s.clock.nowMs() - started;

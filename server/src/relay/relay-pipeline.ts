@@ -552,6 +552,7 @@ async function sendWithRetries(
     let isTransport = false;
     let isTimeout = false;
     let unusableReply: string | undefined;
+    let detail: string | undefined;
     if (response && exchange && response.statusCode >= 400) {
       const raw = await response.body.whole(MAX_ERROR_BODY_BYTES).catch(() => Buffer.alloc(0));
       const type = String(response.headers['content-type'] ?? '');
@@ -562,10 +563,12 @@ async function sendWithRetries(
       response.body.cancel();
       const status = response.statusCode;
       const location = response.headers.location;
+      // Where it pointed is for the log only: the client is not told the channel's hosts.
+      if (location !== undefined) detail = `redirect to ${String(location)}`;
       unusableReply = `upstream answered ${status}, not an answer of this endpoint`;
       upstreamError = {
         status,
-        message: `The upstream answered ${status}${location ? ` (a redirect to ${String(location)})` : ''}, which is not an answer of this endpoint`,
+        message: `The upstream answered ${status}, which is not an answer of this endpoint`,
         type: 'upstream_error',
         code: 'upstream_bad_status',
         param: null,
@@ -583,6 +586,7 @@ async function sendWithRetries(
     } else {
       if (failure instanceof RelayError) throw failure;
       const what = describeTransportFailure(failure);
+      detail = what.detail;
       isTimeout = what.timedOut;
       let message = what.message;
       let code = what.code;
@@ -617,6 +621,7 @@ async function sendWithRetries(
         status: upstreamError.status,
         code: upstreamError.code,
         reason: decision.reason,
+        detail,
       },
       `upstream attempt failed: ${upstreamError.message}`,
     );

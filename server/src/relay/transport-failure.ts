@@ -5,7 +5,10 @@
 export interface TransportFailure {
   /** Stable code for the client's error. */
   code: string;
+  /** For the client: names what failed, never the upstream's host. */
   message: string;
+  /** For the log and the channel test (administrators): the underlying error's own words. */
+  detail: string;
   /** A wait for the upstream ran out after the request was sent: it may still be working on it. */
   timedOut: boolean;
 }
@@ -34,7 +37,8 @@ export function describeTransportFailure(err: unknown): TransportFailure {
   if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
     return {
       code: 'upstream_tls_hostname',
-      message: `The upstream's TLS certificate does not match its host name (${detail})`,
+      message: "The upstream's TLS certificate does not match its host name",
+      detail,
       timedOut: false,
     };
   }
@@ -43,6 +47,7 @@ export function describeTransportFailure(err: unknown): TransportFailure {
     return {
       code: 'upstream_tls_expired',
       message: `The upstream's TLS certificate ${when} (${code})`,
+      detail,
       timedOut: false,
     };
   }
@@ -50,6 +55,7 @@ export function describeTransportFailure(err: unknown): TransportFailure {
     return {
       code: 'upstream_tls_untrusted',
       message: `The upstream's TLS certificate could not be verified: ${detail} (${code}). ${PRIVATE_CA_HINT}`,
+      detail,
       timedOut: false,
     };
   }
@@ -58,29 +64,33 @@ export function describeTransportFailure(err: unknown): TransportFailure {
       return {
         code: 'upstream_connect_timeout',
         message: 'The upstream provider did not accept a connection in time',
+        detail,
         timedOut: false,
       };
     case 'UND_ERR_HEADERS_TIMEOUT':
       return {
         code: 'upstream_timeout',
         message: 'The upstream provider did not start its answer in time',
+        detail,
         timedOut: true,
       };
     case 'UND_ERR_BODY_TIMEOUT':
       return {
         code: 'upstream_timeout',
         message: 'The upstream provider stopped sending its answer',
+        detail,
         timedOut: true,
       };
     case 'UPSTREAM_BAD_ENCODING':
     case 'UPSTREAM_UNKNOWN_ENCODING':
-      return { code: 'upstream_bad_encoding', message: detail, timedOut: false };
+      return { code: 'upstream_bad_encoding', message: detail, detail, timedOut: false };
     default:
       break;
   }
   return {
     code: 'upstream_unreachable',
     message: `The upstream provider could not be reached${code ? ` (${code})` : ''}`,
+    detail,
     timedOut: false,
   };
 }
