@@ -3,6 +3,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import zlib from 'node:zlib';
+import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createChannel, createToken, settled } from '../test/relay-fixtures.js';
@@ -233,21 +234,20 @@ describe('upstream replies and faults', () => {
     expect(res.statusCode, res.body).toBe(200);
     return res.json() as { success: boolean; message: string; data: { ok: boolean; statusChange?: string } };
   };
-  /** A raw chat call in the Anthropic dialect, for the error's shape. */
+  /** A chat call through the official Anthropic SDK, which must fail: its status and error body. */
   const askAnthropic = async (model: string) => {
-    const res = await fetch(`${gateway}/v1/messages`, {
-      method: 'POST',
-      headers: {
-        'x-api-key': tokenKey,
-        'content-type': 'application/json',
-        'anthropic-version': '2023-06-01',
-      },
-      body: JSON.stringify({ model, max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] }),
-    });
-    return {
-      status: res.status,
-      body: (await res.json()) as { type: string; error: { type: string; message: string } },
-    };
+    const client = new Anthropic({ apiKey: tokenKey, baseURL: gateway, maxRetries: 0 });
+    try {
+      await client.messages.create({ model, max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] });
+    } catch (err) {
+      if (err instanceof Anthropic.APIError)
+        return {
+          status: err.status,
+          body: err.error as { type: string; error: { type: string; message: string } },
+        };
+      throw err;
+    }
+    throw new Error('the call succeeded but was expected to fail');
   };
 
   describe('compressed replies the gateway did not ask for', () => {
