@@ -557,6 +557,37 @@ describe('upstream replies and faults', () => {
       expect(await books()).toEqual(before);
     });
 
+    it("ends a stream whose upstream falls silent after the channel's idle limit, with an error event in the dialect", async () => {
+      const model = nextModel();
+      const stalling = await fake((_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        const [first, second] = events('only this');
+        res.write(`${first}${second}`);
+      });
+      const id = await channel(model, stalling.url);
+      await setPlugin(id, { upstream: { idle_timeout: 0.2 } });
+      const stream = await sdk().chat.completions.create({
+        model,
+        stream: true,
+        messages: [{ role: 'user', content: 'hi' }],
+      });
+      let text = '';
+      const reading = (async () => {
+        for await (const c of stream) text += c.choices[0]?.delta.content ?? '';
+      })();
+      await expect(reading).rejects.toMatchObject({ message: expect.stringContaining('ended unexpectedly') });
+      expect(text).toBe('only');
+      // What reached the client is billed as a stream that broke off (the gateway's count).
+      const { logs } = await books();
+      expect(JSON.parse(logs.at(-1)!.metadata)).toMatchObject({
+        upstream_failed_midway: true,
+        estimated: true,
+      });
+      // The gateway dropped the silent connection.
+      const upstreamSocket = stalling.sockets[0]!;
+      if (!upstreamSocket.destroyed) await new Promise((r) => upstreamSocket.once('close', r));
+    });
+
     it('retries a reply reset in the middle of its body on another channel, and answers 502 in the dialect when none is left', async () => {
       const model = nextModel();
       const resetting = await fake((req, res) => {
