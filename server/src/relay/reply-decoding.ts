@@ -92,6 +92,7 @@ export class DecodedBody implements UpstreamBody {
       this.inner
         .each({
           data(chunk) {
+            if (chunk.length === 0) return;
             head ??= start(chunk);
             head.write(chunk);
           },

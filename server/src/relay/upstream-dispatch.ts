@@ -210,6 +210,7 @@ class ReplyHandler implements Dispatcher.DispatchHandler, UpstreamBody {
       this.aborted = (reason) => {
         this.cancelled = undefined;
         if (this.done) return;
+        this.abortedWith = reason;
         this.controller?.abort(reason);
         if (!this.started) this.onFailure(reason);
         else this.fail(reason);
@@ -217,6 +218,9 @@ class ReplyHandler implements Dispatcher.DispatchHandler, UpstreamBody {
       cancelled.watch(this.aborted);
     }
   }
+
+  /** Why the call was cancelled before the dispatcher started it, if it was. */
+  private abortedWith: Error | undefined;
 
   private unwatch(): void {
     const watched = this.cancelled;
@@ -227,6 +231,8 @@ class ReplyHandler implements Dispatcher.DispatchHandler, UpstreamBody {
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.controller = controller;
+    // Cancelled while a dispatcher (undici's) still held the call in its queue.
+    if (this.abortedWith) controller.abort(this.abortedWith);
   }
 
   onResponseStart(
