@@ -93,4 +93,26 @@ describe('channel setting checks', () => {
       'other.provider must be a JSON object',
     );
   });
+
+  it("checks any channel's connection settings: timeouts in seconds and a PEM CA", () => {
+    const pem = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
+    const upstream = { connect_timeout: 5, first_byte_timeout: 0.5, idle_timeout: 120, ca: pem };
+    expect(channelSettingProblems(base({ plugin: { upstream } }))).toEqual([]);
+    expect(channelSettingProblems(base({ type: 14, key: 'k', plugin: { upstream } }))).toEqual([]);
+    const messages = (plugin: Record<string, unknown>) =>
+      channelSettingProblems(base({ plugin })).map((p) => `${p.field}: ${p.message}`);
+    expect(messages({ upstream: 5 })).toEqual([
+      'plugin: upstream must be a JSON object of connection settings',
+    ]);
+    expect(messages({ upstream: { idle_timeout: 0, connect_timeout: '5' } })).toEqual([
+      'plugin: upstream.connect_timeout must be a number of seconds above 0 and at most 86400',
+      'plugin: upstream.idle_timeout must be a number of seconds above 0 and at most 86400',
+    ]);
+    expect(messages({ upstream: { ca: 'not a certificate' } })).toEqual([
+      'plugin: upstream.ca must be a PEM certificate (-----BEGIN CERTIFICATE-----)',
+    ]);
+    expect(messages({ upstream: { headers_timeout: 5 } })).toEqual([
+      'plugin: upstream.headers_timeout is not a connection setting (connect_timeout, first_byte_timeout, idle_timeout, ca)',
+    ]);
+  });
 });

@@ -1,4 +1,4 @@
-import { type ProviderDef, providerById } from './providers.js';
+import { type ProviderDef, type ProviderField, providerById } from './providers.js';
 
 // Checks of a channel's type-specific settings against its catalog row: the key format of the
 // protocols whose adapters parse the key (Bedrock, Vertex, Zhipu, Qianfan v2, Cloudflare), the
@@ -131,6 +131,65 @@ function pluginProblems(def: ProviderDef, plugin: Record<string, unknown>): stri
   return out;
 }
 
+const CONNECTION_TIMEOUTS = ['connect_timeout', 'first_byte_timeout', 'idle_timeout'] as const;
+
+/**
+ * The connection settings of every channel, whatever its type, as plugin fields: timeouts in
+ * seconds (the relay's defaults: connect 10, first byte 300, idle 300) and a private CA.
+ */
+export const CONNECTION_FIELDS: readonly ProviderField[] = [
+  ...CONNECTION_TIMEOUTS.map(
+    (name): ProviderField => ({
+      key: `upstream.${name}`,
+      labelKey: `provider.field.upstream.${name}`,
+      kind: 'string',
+      placeholder: name === 'connect_timeout' ? '10' : '300',
+    }),
+  ),
+  {
+    key: 'upstream.ca',
+    labelKey: 'provider.field.upstream.ca',
+    kind: 'text',
+    placeholder: '-----BEGIN CERTIFICATE-----',
+  },
+];
+
+/** Whether a plugin field holds a number of seconds (the form keeps it as text). */
+export function isSecondsField(key: string): boolean {
+  return key.startsWith('upstream.') && key.endsWith('_timeout');
+}
+/** A day: longer is no timeout at all. */
+const MAX_TIMEOUT_SECONDS = 86_400;
+
+/**
+ * The connection settings every channel may carry in `plugin.upstream`: timeouts in seconds and a
+ * private CA certificate in PEM.
+ */
+function connectionProblems(plugin: Record<string, unknown>): string[] {
+  const upstream = plugin.upstream;
+  if (upstream === undefined || upstream === null) return [];
+  if (typeof upstream !== 'object' || Array.isArray(upstream))
+    return ['upstream must be a JSON object of connection settings'];
+  const u = upstream as Record<string, unknown>;
+  const out: string[] = [];
+  for (const name of CONNECTION_TIMEOUTS) {
+    const v = u[name];
+    if (v === undefined || v === null) continue;
+    if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0 || v > MAX_TIMEOUT_SECONDS)
+      out.push(`upstream.${name} must be a number of seconds above 0 and at most ${MAX_TIMEOUT_SECONDS}`);
+  }
+  const ca = u.ca;
+  if (ca !== undefined && ca !== null && ca !== '') {
+    if (typeof ca !== 'string' || !ca.includes('-----BEGIN CERTIFICATE-----'))
+      out.push('upstream.ca must be a PEM certificate (-----BEGIN CERTIFICATE-----)');
+  }
+  for (const name of Object.keys(u)) {
+    if (name !== 'ca' && !(CONNECTION_TIMEOUTS as readonly string[]).includes(name))
+      out.push(`upstream.${name} is not a connection setting (${[...CONNECTION_TIMEOUTS, 'ca'].join(', ')})`);
+  }
+  return out;
+}
+
 /** Problems of a channel's type-specific settings; empty when they are usable. */
 export function channelSettingProblems(settings: ChannelSettings): SettingProblem[] {
   const def = providerById(settings.type);
@@ -148,5 +207,6 @@ export function channelSettingProblems(settings: ChannelSettings): SettingProble
   const other = otherProblem(def, settings, credentials);
   if (other) problems.push({ field: 'other', message: other });
   for (const message of pluginProblems(def, settings.plugin)) problems.push({ field: 'plugin', message });
+  for (const message of connectionProblems(settings.plugin)) problems.push({ field: 'plugin', message });
   return problems;
 }

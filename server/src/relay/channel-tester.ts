@@ -13,6 +13,7 @@ import { TranslationError } from '../providers/translate/translation-error.js';
 import type { Services } from '../services.js';
 import {
   type ChannelAccess,
+  connectionSettings,
   protocolOf,
   servesOpenAiEndpoint,
   transportFor,
@@ -20,7 +21,10 @@ import {
   UpstreamRefused,
 } from './channel-transports.js';
 import { translateChatRequest } from './chat-relay.js';
+import { withoutBom } from './relay-pipeline.js';
 import { decideFailure, shouldAutoEnable, shouldDisableForLatency } from './routing/failure-policy.js';
+import { describeTransportFailure } from './transport-failure.js';
+import { type ConnectionSettings, decodedReply, sendUpstream } from './upstream-dispatch.js';
 
 export interface ChannelTestResult {
   ok: boolean;
@@ -82,6 +86,7 @@ export async function testChannel(
     paths: customPathsFromPlugin(plugin),
     plugin,
   };
+  const connection = connectionSettings(plugin);
   // The same transport the relay would use: a chat test goes out in the channel's own dialect.
   const entry = transportFor(channel.type);
   const isChat = req.endpoint === 'chat/completions';
@@ -152,34 +157,40 @@ export async function testChannel(
   let failureHeaders: UpstreamHeaders | undefined;
   let failureType = '';
   let transport = false;
+  let timedOut = false;
   let message = '';
   if (upstream && !refused) {
+    // Through the relay's own client, with the channel's CA and its timeouts (a minute unless set).
+    const settings: ConnectionSettings = {
+      timeouts: { firstByteMs: TEST_TIMEOUT_MS, idleMs: TEST_TIMEOUT_MS, ...connection?.timeouts },
+    };
+    if (connection?.ca !== undefined) settings.ca = connection.ca;
     try {
-      const res = await s.relay.upstream.request({
-        origin: upstream.origin,
-        path: upstream.path,
-        method: upstream.method,
-        headers: upstream.headers,
-        body: upstream.body,
-        headersTimeout: TEST_TIMEOUT_MS,
-        bodyTimeout: TEST_TIMEOUT_MS,
-      });
+      const res = decodedReply(await sendUpstream(s.relay.forward, upstream, undefined, settings));
       status = res.statusCode;
-      const body = Buffer.from(await res.body.arrayBuffer());
+      const type = String(res.headers['content-type'] ?? '');
+      const body = withoutBom(await res.body.whole(), type);
       if (status >= 400) {
         failureBody = body;
         failureHeaders = res.headers;
-        failureType = String(res.headers['content-type'] ?? '');
+        failureType = type;
+      } else if (status !== 200) {
+        const location = res.headers.location;
+        message = `The upstream answered ${status}${location ? ` (a redirect to ${String(location)})` : ''}, which is not an answer of this endpoint`;
       }
     } catch (err) {
-      transport = true;
-      message = (err as Error).message;
+      const what = describeTransportFailure(err);
+      transport = !what.timedOut;
+      timedOut = what.timedOut;
+      // The administrator's view: the underlying error's words too (the host names a certificate holds).
+      message =
+        what.detail && !what.message.includes(what.detail) ? `${what.message}: ${what.detail}` : what.message;
     }
   }
   const timeMs = s.clock.nowMs() - started;
   const now = s.clock.nowSeconds();
 
-  if (!transport && !refused && status < 400) {
+  if (!transport && !timedOut && !refused && status === 200) {
     const result: ChannelTestResult = { ok: true, model, timeMs, message: '' };
     let nextStatus = channel.status;
     if (channel.status === ChannelStatus.Enabled && shouldDisableForLatency(timeMs, o)) {
@@ -199,14 +210,16 @@ export async function testChannel(
     refused ??
     (failureBody
       ? parseError(status, failureBody, failureType, failureHeaders)
-      : { status: 0, message: message || 'unreachable', type: 'upstream_error', code: null, param: null });
+      : { status, message: message || 'unreachable', type: 'upstream_error', code: null, param: null });
+  const unusable = !failureBody && !transport && !timedOut && !refused;
   const decision = decideFailure(
     {
       status: error.status,
       body: { message: error.message, type: error.type, code: error.code, param: error.param },
       isTransportError: transport,
-      isTimeout: false,
+      isTimeout: timedOut,
       channelType: channel.type,
+      unusableReply: unusable ? message : undefined,
     },
     o,
   );

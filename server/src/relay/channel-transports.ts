@@ -39,6 +39,7 @@ import { buildVertexRequest, vertexPublisher } from '../providers/vertex/request
 import { buildZhipuRequest, ZHIPU_CHANNEL_TYPE } from '../providers/zhipu/request.js';
 import type { Services } from '../services.js';
 import type { RoutableChannel } from './routing/routable-channel.js';
+import type { ConnectionSettings, UpstreamTimeouts } from './upstream-dispatch.js';
 
 // THE table of outbound transports, keyed by the catalog's wire protocol (domain/src/providers.ts).
 // A channel reaches the relay only through the entry of its type's protocol; a protocol without an
@@ -57,6 +58,31 @@ export type ChatBody =
 /** A channel as the builders see it: decrypted key, parsed settings and its `plugin` JSON. */
 export interface ChannelAccess extends OpenAiChannel {
   plugin: unknown;
+  /** The channel's own timeouts and private CA (plugin `upstream`), when it sets any. */
+  connection?: ConnectionSettings;
+}
+
+/**
+ * A channel's `plugin.upstream` settings: `connect_timeout`, `first_byte_timeout` and
+ * `idle_timeout` in seconds, `ca` a PEM certificate. Undefined when it sets none; values the
+ * channel API would refuse are left out.
+ */
+export function connectionSettings(plugin: unknown): ConnectionSettings | undefined {
+  const upstream = (plugin as { upstream?: unknown } | null)?.upstream;
+  if (typeof upstream !== 'object' || upstream === null) return undefined;
+  const u = upstream as Record<string, unknown>;
+  const ms = (v: unknown) => (typeof v === 'number' && v > 0 && Number.isFinite(v) ? v * 1000 : undefined);
+  const timeouts: UpstreamTimeouts = {};
+  const connect = ms(u.connect_timeout);
+  const firstByte = ms(u.first_byte_timeout);
+  const idle = ms(u.idle_timeout);
+  if (connect !== undefined) timeouts.connectMs = connect;
+  if (firstByte !== undefined) timeouts.firstByteMs = firstByte;
+  if (idle !== undefined) timeouts.idleMs = idle;
+  const out: ConnectionSettings = {};
+  if (connect !== undefined || firstByte !== undefined || idle !== undefined) out.timeouts = timeouts;
+  if (typeof u.ca === 'string' && u.ca.trim() !== '') out.ca = u.ca;
+  return out.timeouts || out.ca ? out : undefined;
 }
 
 /** An OpenAI-shaped request for a channel (the plugin travels with the channel). */
@@ -442,6 +468,8 @@ export function channelAccess(s: Services, c: RoutableChannel): ChannelAccess {
     paths: customPathsFromPlugin(plugin),
     plugin,
   };
+  const connection = connectionSettings(plugin);
+  if (connection) access.connection = connection;
   access.addresses = new UpstreamAddresses(access);
   return access;
 }

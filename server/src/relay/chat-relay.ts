@@ -356,6 +356,7 @@ async function prepare(
       );
       return {
         request,
+        wholeReply: !inb.stream,
         parseError: readErrors(s, transport, channel),
         relay: (ctx) => relayReply(ctx, inb, transport, target, true),
       };
@@ -376,6 +377,7 @@ async function prepare(
     );
     return {
       request,
+      wholeReply: !inb.stream,
       parseError: readErrors(s, transport, channel),
       relay: (ctx) => relayReply(ctx, inb, transport, target, passthrough),
     };

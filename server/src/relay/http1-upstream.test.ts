@@ -8,7 +8,7 @@ import { Agent } from 'undici';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Http1Upstream, type Http1UpstreamOptions } from './http1-upstream.js';
 import { TurnEnd } from './turn-end.js';
-import { sendUpstream, type UpstreamRequestOptions } from './upstream-dispatch.js';
+import { CallCancel, sendUpstream, type UpstreamRequestOptions } from './upstream-dispatch.js';
 
 const cert = readFileSync(new URL('./testdata/localhost-cert.pem', import.meta.url));
 const key = readFileSync(new URL('./testdata/localhost-key.pem', import.meta.url));
@@ -415,5 +415,72 @@ describe('Http1Upstream', () => {
     await closing;
     expect(c.connections.size).toBe(0);
     await expect(sendUpstream(c, post(up.origin))).rejects.toMatchObject({ code: 'UND_ERR_CLOSED' });
+  });
+
+  it("holds a call to the limits it brings (a channel's), the client's own for the rest", async () => {
+    const raw = await rawUpstream(() => {});
+    const c = client();
+    await expect(
+      sendUpstream(c, post(raw), undefined, { timeouts: { firstByteMs: 100 } }),
+    ).rejects.toMatchObject({
+      code: 'UND_ERR_HEADERS_TIMEOUT',
+    });
+    const stalling = await rawUpstream((s) =>
+      s.once('data', () => s.write('HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc')),
+    );
+    const reply = await sendUpstream(c, post(stalling), undefined, { timeouts: { idleMs: 100 } });
+    await expect(reply.body.whole()).rejects.toMatchObject({ code: 'UND_ERR_BODY_TIMEOUT' });
+    expect(c.connections.size).toBe(0);
+  });
+
+  it('trusts the CA a call brings on connections of their own, not on those of the same origin without it', async () => {
+    const up = await upstream((_req, res) => res.end('secure'), true);
+    const c = client();
+    const reply = await sendUpstream(c, post(up.origin), undefined, { ca: cert.toString() });
+    expect((await reply.body.whole()).toString()).toBe('secure');
+    await expect(sendUpstream(c, post(up.origin))).rejects.toMatchObject({
+      code: 'DEPTH_ZERO_SELF_SIGNED_CERT',
+    });
+    const again = await sendUpstream(c, post(up.origin), undefined, { ca: cert.toString() });
+    expect((await again.body.whole()).toString()).toBe('secure');
+    expect(up.seen).toHaveLength(2);
+    expect(up.seen[0]?.socket).toBe(up.seen[1]?.socket);
+  });
+
+  it('closes the socket of a call cancelled while it waits for its reply, or for the rest of a body read whole', async () => {
+    const waiting = await upstream(() => {});
+    const c = client();
+    const cancel = new CallCancel();
+    const call = sendUpstream(c, post(waiting.origin), cancel);
+    while (waiting.seen.length === 0) await sleep(5);
+    const closed = new Promise((r) => waiting.seen[0]?.socket.once('close', r));
+    const reason = new Error('the client left');
+    cancel.cancel(reason);
+    await expect(call).rejects.toBe(reason);
+    await closed;
+
+    const slow = await upstream((_req, res) => {
+      res.writeHead(200, { 'content-length': '10' });
+      res.write('abc');
+    });
+    const midway = new CallCancel();
+    const reply = await sendUpstream(c, post(slow.origin), midway);
+    const whole = reply.body.whole();
+    midway.cancel(reason);
+    await expect(whole).rejects.toBe(reason);
+    expect(c.connections.size).toBe(0);
+    // A body read chunk by chunk follows the client itself: cancelling no longer reaches it.
+    const streamed = await upstream((_req, res) => {
+      res.writeHead(200, { 'content-length': '6' });
+      res.write('abc');
+      setTimeout(() => res.end('def'), 30);
+    });
+    const late = new CallCancel();
+    const streaming = await sendUpstream(c, post(streamed.origin), late);
+    let got = '';
+    const each = streaming.body.each({ data: (b) => (got += b.toString()) });
+    late.cancel(reason);
+    await each;
+    expect(got).toBe('abcdef');
   });
 });

@@ -6,7 +6,7 @@ import type { Dispatcher } from 'undici';
 import { HTTP_TOKEN } from '../http/header-syntax.js';
 import { Http1ReplyParser, type ReplyEvents } from './http1-reply-parser.js';
 import type { TurnEnd } from './turn-end.js';
-import type { UpstreamDispatcher, UpstreamRequestOptions } from './upstream-dispatch.js';
+import type { UpstreamDispatcher, UpstreamRequestOptions, UpstreamTimeouts } from './upstream-dispatch.js';
 
 // The relay's own HTTP/1.1 client for the calls it forwards (design §4 'Speed'). A forwarded call
 // is one buffered request and one reply whose bytes go on to the client, so the client is a socket
@@ -35,6 +35,10 @@ export interface Http1UpstreamOptions {
   tls?: Pick<tls.ConnectionOptions, 'ca'>;
 }
 
+type CallLimits = Required<
+  Pick<Http1UpstreamOptions, 'connectTimeoutMs' | 'headersTimeoutMs' | 'bodyTimeoutMs'>
+>;
+
 /** A transport failure, with the codes undici gives the same failures (the relay reads them). */
 export class UpstreamSocketError extends Error {
   constructor(
@@ -62,6 +66,8 @@ const BAD_PATH = /[^\u0021-\u00ff]/;
 
 export class Http1Upstream implements UpstreamDispatcher {
   private readonly origins = new Map<string, OriginPool | null>();
+  /** The pools of the calls that bring a CA of their own, by CA (the channel's cached string), then origin. */
+  private readonly originsByCa = new Map<string, Map<string, OriginPool | null>>();
   /** Every open connection, idle or busy, for the sweep. */
   readonly connections = new Set<UpstreamConnection>();
   readonly limits: Required<
@@ -84,11 +90,11 @@ export class Http1Upstream implements UpstreamDispatcher {
 
   dispatch(opts: UpstreamRequestOptions, handler: Dispatcher.DispatchHandler): boolean {
     const body = opts.body ?? null;
-    const pool = this.poolFor(opts.origin);
+    const pool = this.poolFor(opts.origin, opts.ca);
     if (!pool || (body !== null && typeof body !== 'string' && !Buffer.isBuffer(body))) {
       return this.options.fallback.dispatch(opts, handler);
     }
-    const control = new RequestControl();
+    const control = new RequestControl(this.limitsFor(opts.timeouts));
     let bytes: Buffer | [Buffer, Buffer];
     try {
       if (this.closing) throw new UpstreamSocketError('the upstream client is closed', 'UND_ERR_CLOSED');
@@ -104,11 +110,24 @@ export class Http1Upstream implements UpstreamDispatcher {
     return true;
   }
 
+  /** A call's limits: the client's, or the ones the call brings (a channel's settings). */
+  private limitsFor(timeouts: UpstreamTimeouts | undefined): CallLimits {
+    const limits = this.limits;
+    if (!timeouts) return limits;
+    return {
+      connectTimeoutMs: timeouts.connectMs ?? limits.connectTimeoutMs,
+      headersTimeoutMs: timeouts.firstByteMs ?? limits.headersTimeoutMs,
+      bodyTimeoutMs: timeouts.idleMs ?? limits.bodyTimeoutMs,
+    };
+  }
+
   /** Idle connections close now; busy ones once their reply is read. */
   close(): Promise<void> {
     this.closing = true;
     clearInterval(this.sweeper);
-    for (const pool of this.origins.values()) {
+    const all = [...this.origins.values()];
+    for (const pools of this.originsByCa.values()) all.push(...pools.values());
+    for (const pool of all) {
       if (!pool) continue;
       // Each leaves the idle list as it is destroyed.
       for (const conn of [...pool.idle]) conn.destroy();
@@ -148,11 +167,24 @@ export class Http1Upstream implements UpstreamDispatcher {
     return conn;
   }
 
-  private poolFor(origin: string): OriginPool | null {
-    let pool = this.origins.get(origin);
+  /** One pool per origin, and per origin and CA for the channels that trust a private CA. */
+  private poolFor(origin: string, ca: string | undefined): OriginPool | null {
+    let pools = this.origins;
+    if (ca !== undefined) {
+      let own = this.originsByCa.get(ca);
+      if (!own) {
+        own = new Map();
+        this.originsByCa.set(ca, own);
+      }
+      pools = own;
+    }
+    let pool = pools.get(origin);
     if (pool === undefined) {
-      pool = OriginPool.of(origin, this.options.tls);
-      this.origins.set(origin, pool);
+      pool = OriginPool.of(
+        origin,
+        ca === undefined ? this.options.tls : { ca: [...tls.rootCertificates, ca] },
+      );
+      pools.set(origin, pool);
     }
     return pool;
   }
@@ -168,6 +200,8 @@ class OriginPool {
   readonly idle: UpstreamConnection[] = [];
   /** The TLS session to resume on the next connection. */
   private tlsSession: Buffer | undefined;
+  /** Made once: a CA list given per connection would be parsed again for each. */
+  private secureContext: tls.SecureContext | undefined;
 
   private constructor(
     readonly tls: boolean,
@@ -202,9 +236,10 @@ class OriginPool {
       keepAliveInitialDelay: 60_000,
     };
     if (!this.tls) return net.connect(options);
+    if (this.tlsOptions?.ca !== undefined) this.secureContext ??= tls.createSecureContext(this.tlsOptions);
     const socket = tls.connect({
       ...options,
-      ...this.tlsOptions,
+      secureContext: this.secureContext,
       servername: net.isIP(this.hostname) ? undefined : this.hostname,
       ALPNProtocols: ['http/1.1'],
       session: this.tlsSession,
@@ -261,6 +296,8 @@ class RequestControl implements Dispatcher.DispatchController {
   aborted = false;
   paused = false;
   reason: Error | null = null;
+
+  constructor(readonly limits: CallLimits) {}
 
   abort(reason: Error): void {
     if (this.aborted) return;
@@ -370,7 +407,7 @@ class UpstreamConnection implements ReplyEvents {
   }
 
   checkTimeouts(now: number): void {
-    const limits = this.client.limits;
+    const limits = this.control?.limits ?? this.client.limits;
     const quiet = now - this.lastActivity;
     if (this.phase === Phase.Idle) {
       if (quiet >= this.keepAliveMs) this.destroy();

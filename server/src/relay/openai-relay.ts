@@ -250,6 +250,7 @@ export async function relayOpenAi(
         const parseError = transport.openAiError ?? parseUpstreamError;
         return {
           request,
+          wholeReply: !stream && JSON_REPLY.has(endpoint),
           parseError: (status, raw, contentType) => parseError(status, raw, contentType),
           relay: (ctx) =>
             stream

@@ -25,7 +25,15 @@ import type { Selection } from './routing/channel-selector.js';
 import { decideFailure } from './routing/failure-policy.js';
 import { RetryBudget } from './routing/retry-budget.js';
 import type { RelayCaller } from './token-auth.js';
-import { sendUpstream, type UpstreamBody, type UpstreamReply } from './upstream-dispatch.js';
+import { describeTransportFailure } from './transport-failure.js';
+import {
+  CallCancel,
+  decodedReply,
+  ReadBody,
+  sendUpstream,
+  type UpstreamBody,
+  type UpstreamReply,
+} from './upstream-dispatch.js';
 
 // The steps every relay request takes, whatever its dialect (design §4): authenticate token ->
 // model checks -> rate limit -> reserve -> select channel -> send (retry before the first byte) ->
@@ -64,6 +72,11 @@ export interface RelayCall {
 /** The request for one channel and how to read what it answers. */
 export interface Exchange {
   request: UpstreamRequest;
+  /**
+   * The reply is read whole before the attempt counts as answered (JSON replies): a body that
+   * breaks off is then a failed attempt, retried while nothing reached the client.
+   */
+  wholeReply?: boolean;
   parseError(status: number, raw: Buffer, contentType: string, headers?: UpstreamHeaders): UpstreamError;
   relay(ctx: ReplyContext): Promise<RelayOutcome>;
 }
@@ -122,6 +135,36 @@ function priceOf(s: Services, model: string): ModelPrice | undefined {
   return s.relay.tables.prices.lookup(model) ?? unpricedFallback(s, model);
 }
 
+/** The only status every relayed endpoint answers a success with. */
+const SUCCESS_STATUS = 200;
+const BOM = 0xef;
+
+/**
+ * A JSON body without the UTF-8 byte-order mark some upstreams put first (JSON.parse refuses it);
+ * other bodies (a transcript in plain text) keep theirs.
+ */
+export function withoutBom(raw: Buffer, contentType: string): Buffer {
+  if (raw.length < 3 || raw[0] !== BOM || raw[1] !== 0xbb || raw[2] !== 0xbf) return raw;
+  const next = raw[3];
+  return contentType.includes('json') || next === 0x7b || next === 0x5b ? raw.subarray(3) : raw;
+}
+
+/**
+ * The client went away before the upstream answered: the call is dropped, its reserve released.
+ * 499 as nginx logs it; no one is left to read the answer.
+ */
+export class ClientLeft extends RelayError {
+  constructor() {
+    super(
+      499,
+      'invalid_request_error',
+      'client_closed_request',
+      'The client closed the connection before the upstream answered',
+    );
+    this.name = 'ClientLeft';
+  }
+}
+
 /** The client's view of an upstream failure: honest status, no leak of the gateway's own credentials problems. */
 function clientErrorFor(e: UpstreamError): RelayError {
   if (e.status === 401 || e.status === 403) {
@@ -139,7 +182,8 @@ function clientErrorFor(e: UpstreamError): RelayError {
       'upstream_busy',
       'The upstream provider is busy; retry later',
     );
-  if (e.status >= 500 || e.status === 0) {
+  // A redirect, a 204 or another status the endpoint does not answer with is the upstream's fault too.
+  if (e.status >= 500 || e.status < 400) {
     return new RelayError(502, 'upstream_error', e.code ?? 'upstream_error', `Upstream error: ${e.message}`);
   }
   return new RelayError(e.status, e.type || 'invalid_request_error', e.code, e.message, e.param);
@@ -388,12 +432,22 @@ export async function runRelay(
   }
   const reservation = reserved.reservation;
 
+  // A client that leaves before the upstream answered cancels the call: the upstream's socket is
+  // closed and the reserve goes back at once, instead of waiting for an upstream that may hang.
+  const res = reply.raw;
+  const cancel = new CallCancel();
+  const onClose = () => {
+    if (!res.writableFinished) cancel.cancel(new ClientLeft());
+  };
+  res.once('close', onClose);
   let attempt: Attempt;
   try {
-    attempt = await sendWithRetries(s, call, caller, startedMs, req.log);
+    attempt = await sendWithRetries(s, call, caller, startedMs, req.log, cancel);
   } catch (err) {
     await r.ledger.release(reservation);
     throw err;
+  } finally {
+    res.off('close', onClose);
   }
 
   // From here the reply belongs to the client; settlement follows whatever happens to it.
@@ -438,6 +492,7 @@ async function sendWithRetries(
   caller: RelayCaller,
   startedMs: number,
   log: FastifyBaseLogger,
+  cancel: CallCancel,
 ): Promise<Attempt> {
   const r = s.relay;
   const o = s.options.current;
@@ -467,28 +522,57 @@ async function sendWithRetries(
     budget.begin();
     const attemptStarted = s.clock.nowMs();
     let exchange: Exchange | undefined;
+    let sent: UpstreamReply | undefined;
     let response: UpstreamReply | undefined;
     let failure: unknown;
     try {
-      exchange = await call.prepare(selection, r.access.get(selection.channel));
-      response = await sendUpstream(r.forward, exchange.request);
+      const access = r.access.get(selection.channel);
+      exchange = await call.prepare(selection, access);
+      sent = await sendUpstream(r.forward, exchange.request, cancel, access.connection);
+      response = decodedReply(sent);
+      if (response.statusCode === SUCCESS_STATUS && exchange.wholeReply) {
+        const raw = await response.body.whole();
+        const type = String(response.headers['content-type'] ?? '');
+        response = { ...response, body: new ReadBody(withoutBom(raw, type)) };
+      }
     } catch (err) {
       failure = err;
+      response = undefined;
+      sent?.body.cancel();
     }
-    if (response && exchange && response.statusCode < 400) {
+    if (cancel.reason) {
+      // Not the channel's failure, and no one is left to answer.
+      response?.body.cancel();
+      throw cancel.reason;
+    }
+    if (response && exchange && response.statusCode === SUCCESS_STATUS) {
       return { selection, exchange, response, startedMs: attemptStarted };
     }
     let upstreamError: UpstreamError;
     let isTransport = false;
     let isTimeout = false;
-    if (response && exchange) {
-      const raw = await response.body.whole(MAX_ERROR_BODY_BYTES);
-      upstreamError = exchange.parseError(
-        response.statusCode,
-        raw,
-        String(response.headers['content-type'] ?? ''),
-        response.headers,
-      );
+    let unusableReply: string | undefined;
+    let detail: string | undefined;
+    if (response && exchange && response.statusCode >= 400) {
+      const raw = await response.body.whole(MAX_ERROR_BODY_BYTES).catch(() => Buffer.alloc(0));
+      const type = String(response.headers['content-type'] ?? '');
+      upstreamError = exchange.parseError(response.statusCode, withoutBom(raw, type), type, response.headers);
+    } else if (response) {
+      // A redirect is never followed (it could lead the channel's key to another host), and a 204
+      // or any other status the endpoint does not define is no answer either.
+      response.body.cancel();
+      const status = response.statusCode;
+      const location = response.headers.location;
+      // Where it pointed is for the log only: the client is not told the channel's hosts.
+      if (location !== undefined) detail = `redirect to ${String(location)}`;
+      unusableReply = `upstream answered ${status}, not an answer of this endpoint`;
+      upstreamError = {
+        status,
+        message: `The upstream answered ${status}, which is not an answer of this endpoint`,
+        type: 'upstream_error',
+        code: 'upstream_bad_status',
+        param: null,
+      };
     } else if (failure instanceof UpstreamRefused) {
       upstreamError = failure.error;
     } else if (failure instanceof ChannelUnusable) {
@@ -501,16 +585,19 @@ async function sendWithRetries(
       };
     } else {
       if (failure instanceof RelayError) throw failure;
-      const code = (failure as { code?: string } | undefined)?.code ?? '';
-      isTimeout = code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT';
-      isTransport = !isTimeout;
-      upstreamError = {
-        status: 0,
-        message: 'The upstream provider could not be reached',
-        type: 'upstream_error',
-        code: 'upstream_unreachable',
-        param: null,
-      };
+      const what = describeTransportFailure(failure);
+      detail = what.detail;
+      isTimeout = what.timedOut;
+      let message = what.message;
+      let code = what.code;
+      if (what.code === 'upstream_bad_encoding') unusableReply = 'upstream reply could not be decoded';
+      else if (sent && !isTimeout) {
+        // The head had come: the body broke off (a reset, a short reply).
+        message = `The upstream's reply broke off: ${(failure as Error).message}`;
+        code = 'upstream_reply_broken';
+        isTransport = true;
+      } else isTransport = !isTimeout;
+      upstreamError = { status: 0, message, type: 'upstream_error', code, param: null };
     }
     const decision = decideFailure(
       {
@@ -524,6 +611,7 @@ async function sendWithRetries(
         isTransportError: isTransport,
         isTimeout,
         channelType: selection.channel.type,
+        unusableReply,
       },
       o,
     );
@@ -533,6 +621,7 @@ async function sendWithRetries(
         status: upstreamError.status,
         code: upstreamError.code,
         reason: decision.reason,
+        detail,
       },
       `upstream attempt failed: ${upstreamError.message}`,
     );

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
+import { type ContentDecoding, DecodedBody } from './reply-decoding.js';
 
 // The relay's lean forward path to the upstream (design §4 'Speed'): undici's dispatch handler
 // API instead of `request()`, so a reply's bytes reach the pipeline as plain callbacks, with no
@@ -12,6 +13,17 @@ export interface UpstreamRequestOptions {
   method: Dispatcher.HttpMethod;
   headers: Record<string, string>;
   body?: Buffer | string | Readable | null;
+  /** This call's limits (a channel's settings); the dispatcher's own where left out. */
+  timeouts?: UpstreamTimeouts;
+  /** A PEM CA certificate trusted for this call besides Node's bundled roots (a channel behind a private CA). */
+  ca?: string;
+}
+
+/** How long a call waits, in ms: for the connection, for the reply's head, between two pieces of its body. */
+export interface UpstreamTimeouts {
+  connectMs?: number;
+  firstByteMs?: number;
+  idleMs?: number;
 }
 
 /** The status and headers of an upstream reply, its body still arriving. */
@@ -47,24 +59,130 @@ export interface UpstreamDispatcher {
   dispatch(opts: UpstreamRequestOptions, handler: Dispatcher.DispatchHandler): boolean;
 }
 
-/** Dispatches one request; resolves with the reply once its headers are in, rejects on transport errors before that. */
+/** What a channel sets for its connections: its limits and the private CA it trusts. */
+export interface ConnectionSettings {
+  timeouts?: UpstreamTimeouts;
+  ca?: string;
+}
+
+/**
+ * Cancels one call while it waits for its reply or reads its whole body: the client went away.
+ * One listener at a time (a call's attempts run one after another), so no EventTarget per call.
+ */
+export class CallCancel {
+  reason: Error | undefined;
+  private listener: ((reason: Error) => void) | undefined;
+
+  cancel(reason: Error): void {
+    if (this.reason) return;
+    this.reason = reason;
+    const listener = this.listener;
+    this.listener = undefined;
+    listener?.(reason);
+  }
+  watch(listener: (reason: Error) => void): void {
+    this.listener = listener;
+  }
+  unwatch(listener: (reason: Error) => void): void {
+    if (this.listener === listener) this.listener = undefined;
+  }
+}
+
+/**
+ * Dispatches one request; resolves with the reply once its headers are in, rejects on transport
+ * errors before that. `cancel` stops the call until its body has been read whole or handed to a
+ * reader chunk by chunk (a stream's reader follows the client itself).
+ */
 export function sendUpstream(
   dispatcher: UpstreamDispatcher,
   req: UpstreamRequestOptions,
+  cancel?: CallCancel,
+  settings?: ConnectionSettings,
 ): Promise<UpstreamReply> {
   return new Promise((resolve, reject) => {
-    const handler = new ReplyHandler(resolve, reject);
-    dispatcher.dispatch(
-      {
-        origin: req.origin,
-        path: req.path,
-        method: req.method,
-        headers: req.headers,
-        body: req.body ?? null,
-      },
-      handler,
-    );
+    if (cancel?.reason) {
+      reject(cancel.reason);
+      return;
+    }
+    const handler = new ReplyHandler(resolve, reject, cancel);
+    const opts: UpstreamRequestOptions & { headersTimeout?: number; bodyTimeout?: number } = {
+      origin: req.origin,
+      path: req.path,
+      method: req.method,
+      headers: req.headers,
+      body: req.body ?? null,
+    };
+    if (settings) {
+      const limits = settings.timeouts;
+      if (limits) {
+        opts.timeouts = limits;
+        // The same limits in undici's names, for a call the relay's client hands to undici.
+        if (limits.firstByteMs !== undefined) opts.headersTimeout = limits.firstByteMs;
+        if (limits.idleMs !== undefined) opts.bodyTimeout = limits.idleMs;
+      }
+      if (settings.ca !== undefined) opts.ca = settings.ca;
+    }
+    dispatcher.dispatch(opts, handler);
   });
+}
+
+/**
+ * The reply with its body decoded when the upstream compressed it (gzip, deflate, br) although
+ * the gateway asked for none: the content-encoding and content-length headers go, since they
+ * describe the compressed bytes. An identity reply is returned as it is, with nothing added per chunk.
+ * Throws `UndecodableReply` for an encoding the gateway cannot read.
+ */
+export function decodedReply(reply: UpstreamReply): UpstreamReply {
+  const header = reply.headers['content-encoding'];
+  if (header === undefined) return reply;
+  const codings = parseCodings(String(header));
+  if (codings.length === 0) return reply;
+  const headers = { ...reply.headers };
+  delete headers['content-encoding'];
+  delete headers['content-length'];
+  return { statusCode: reply.statusCode, headers, body: new DecodedBody(reply.body, codings) };
+}
+
+/** An encoding no decoder exists for: the upstream's fault, answered as an upstream error. */
+export class UndecodableReply extends Error {
+  readonly code = 'UPSTREAM_UNKNOWN_ENCODING';
+  constructor(readonly encoding: string) {
+    super(`The upstream answered with content-encoding "${encoding}", which the gateway cannot decode`);
+    this.name = 'UndecodableReply';
+  }
+}
+
+/** The codings in the order they were applied, identity left out. */
+function parseCodings(header: string): ContentDecoding[] {
+  const out: ContentDecoding[] = [];
+  for (const part of header.split(',')) {
+    const coding = part.trim().toLowerCase();
+    if (coding === '' || coding === 'identity') continue;
+    if (coding === 'gzip' || coding === 'x-gzip') out.push('gzip');
+    else if (coding === 'deflate') out.push('deflate');
+    else if (coding === 'br') out.push('br');
+    else throw new UndecodableReply(coding);
+  }
+  return out;
+}
+
+/** A body already read whole: read again as it is. */
+export class ReadBody implements UpstreamBody {
+  constructor(private readonly bytes: Buffer) {}
+  whole(max = Number.POSITIVE_INFINITY): Promise<Buffer> {
+    return Promise.resolve(this.bytes.length > max ? this.bytes.subarray(0, max) : this.bytes);
+  }
+  each(sink: BodySink): Promise<void> {
+    try {
+      if (this.bytes.length > 0) sink.data(this.bytes);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return Promise.resolve();
+  }
+  pause(): void {}
+  resume(): void {}
+  cancel(): void {}
 }
 
 class ReplyHandler implements Dispatcher.DispatchHandler, UpstreamBody {
@@ -80,13 +198,41 @@ class ReplyHandler implements Dispatcher.DispatchHandler, UpstreamBody {
   private settle: { resolve: () => void; reject: (err: Error) => void } | undefined;
   private wholeSettle: { resolve: (b: Buffer) => void; reject: (err: Error) => void } | undefined;
 
+  private readonly aborted: ((reason: Error) => void) | undefined;
+
   constructor(
     private readonly onReply: (reply: UpstreamReply) => void,
     private readonly onFailure: (err: Error) => void,
-  ) {}
+    private cancelled: CallCancel | undefined,
+  ) {
+    if (cancelled) {
+      // The client left while the call waited for its reply or its whole body.
+      this.aborted = (reason) => {
+        this.cancelled = undefined;
+        if (this.done) return;
+        this.abortedWith = reason;
+        this.controller?.abort(reason);
+        if (!this.started) this.onFailure(reason);
+        else this.fail(reason);
+      };
+      cancelled.watch(this.aborted);
+    }
+  }
+
+  /** Why the call was cancelled before the dispatcher started it, if it was. */
+  private abortedWith: Error | undefined;
+
+  private unwatch(): void {
+    const watched = this.cancelled;
+    if (!watched) return;
+    this.cancelled = undefined;
+    watched.unwatch(this.aborted as (reason: Error) => void);
+  }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.controller = controller;
+    // Cancelled while a dispatcher (undici's) still held the call in its queue.
+    if (this.abortedWith) controller.abort(this.abortedWith);
   }
 
   onResponseStart(
@@ -120,10 +266,12 @@ class ReplyHandler implements Dispatcher.DispatchHandler, UpstreamBody {
 
   onResponseEnd(): void {
     this.done = true;
+    this.unwatch();
     this.finish();
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
+    this.unwatch();
     if (!this.started) {
       this.onFailure(err);
       return;
@@ -142,6 +290,8 @@ class ReplyHandler implements Dispatcher.DispatchHandler, UpstreamBody {
   }
 
   each(sink: BodySink): Promise<void> {
+    // A reader of the body follows the client itself (it reads on for billing after it left).
+    this.unwatch();
     if (this.failure) return Promise.reject(this.failure);
     this.sink = sink;
     const waiting = this.chunks;

@@ -230,3 +230,20 @@ describe('shouldAutoEnable', () => {
     expect(shouldAutoEnable(3, true, 100, { ...opts, AutomaticEnableChannelEnabled: false })).toBe(false);
   });
 });
+
+describe('decideFailure: answers the endpoint does not define', () => {
+  it('retries and freezes a redirect, a 204 or an undecodable body, and never disables for one', () => {
+    for (const status of [204, 301, 307, 0]) {
+      const d = decide({
+        status,
+        unusableReply: `upstream answered ${status}, not an answer of this endpoint`,
+        // A keyword in the text must not disable a channel whose reply was merely unreadable.
+        text: 'account deactivated',
+      });
+      expect(d).toMatchObject({ retry: true, freeze: true, disable: false });
+      expect(d.reason).toContain(String(status));
+    }
+    // Without the mark, an error inside a 2xx reply is still not retried.
+    expect(decide({ status: 200 })).toMatchObject({ retry: false, freeze: false });
+  });
+});

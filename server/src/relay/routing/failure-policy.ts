@@ -21,6 +21,11 @@ export interface UpstreamFailure {
   channelType: number;
   /** Our own fault (bad request body, no quota, ...): never the channel's. */
   isLocal?: boolean;
+  /**
+   * An answer the endpoint does not define (a redirect, 204, any status but its success) or a
+   * body that cannot be read (an unknown or broken content-encoding): why, in words.
+   */
+  unusableReply?: string;
 }
 
 export interface FailureDecision {
@@ -75,7 +80,13 @@ function messageOf(failure: UpstreamFailure): string {
 
 /** Why the failure means the channel's account is unusable, or undefined. 429 is never such a reason. */
 function disableReason(failure: UpstreamFailure, keywordsText: string): string | undefined {
-  if (failure.status === 429 || failure.isTransportError || failure.isTimeout) return undefined;
+  if (
+    failure.status === 429 ||
+    failure.isTransportError ||
+    failure.isTimeout ||
+    failure.unusableReply !== undefined
+  )
+    return undefined;
   if (failure.status === 401) return 'upstream answered 401 (unauthorized)';
   if (failure.status === 403 && failure.channelType === GEMINI_CHANNEL_TYPE)
     return 'upstream answered 403 on a Gemini channel';
@@ -98,6 +109,8 @@ function retryRule(failure: UpstreamFailure): { retry: boolean; channelFault: bo
   if (failure.isTimeout) return { retry: false, channelFault: true, reason: 'upstream timed out' };
   if (failure.isTransportError)
     return { retry: true, channelFault: true, reason: 'could not reach the upstream' };
+  if (failure.unusableReply !== undefined)
+    return { retry: true, channelFault: true, reason: failure.unusableReply };
   const s = failure.status;
   if (s === 429) return { retry: true, channelFault: true, reason: 'upstream rate limit (429)' };
   if (s === 0) return { retry: true, channelFault: true, reason: 'no response from the upstream' };

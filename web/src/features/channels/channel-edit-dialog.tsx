@@ -12,7 +12,7 @@ import MenuItem from '@mui/material/MenuItem';
 import Stack from '@mui/material/Stack';
 import Switch from '@mui/material/Switch';
 import TextField from '@mui/material/TextField';
-import { type ChannelView, PreCost, type ProviderField } from '@switchyard/domain';
+import { type ChannelView, CONNECTION_FIELDS, PreCost, type ProviderField } from '@switchyard/domain';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -352,6 +352,9 @@ export function ChannelEditDialog(props: { open: boolean; channelId: number | nu
               {provider.fields.map(pluginField)}
             </Stack>
           )}
+          <Stack spacing={2} data-testid="connection-fields">
+            {CONNECTION_FIELDS.map(pluginField)}
+          </Stack>
           {errors._ && <Box sx={{ color: 'error.main' }}>{errors._}</Box>}
         </Stack>
       </DialogContent>

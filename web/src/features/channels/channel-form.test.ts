@@ -98,6 +98,21 @@ describe('channel form', () => {
     });
   });
 
+  it("keeps every type's connection settings: timeouts as numbers of seconds, the CA as text", () => {
+    const pem = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----';
+    const stored = { upstream: { first_byte_timeout: 30, idle_timeout: 0.5, ca: pem } };
+    const form = flattenPlugin(stored);
+    expect(form).toEqual({
+      'upstream.first_byte_timeout': '30',
+      'upstream.idle_timeout': '0.5',
+      'upstream.ca': pem,
+    });
+    const result = channelBody({ ...filled(), plugin: form });
+    expect(result.ok && result.body.plugin).toEqual(stored);
+    const bad = channelBody({ ...filled(), plugin: { 'upstream.connect_timeout': 'soon' } });
+    expect(!bad.ok && bad.errors['plugin.upstream.connect_timeout']).toBeTruthy();
+  });
+
   it('adds pasted models split by commas, without repeats', () => {
     expect(addModels(['a'], ['b, c', 'a', 'c\nd'])).toEqual(['a', 'b', 'c', 'd']);
   });

@@ -1,8 +1,10 @@
 import {
   ChannelStatus,
   type ChannelView,
+  CONNECTION_FIELDS,
   channelCreateInput,
   channelUpdateInput,
+  isSecondsField,
   modelNameProblem,
   PreCost,
   type ProviderDef,
@@ -144,7 +146,7 @@ function nestPlugin(
 ): { plugin: Record<string, unknown>; errors: FieldErrors } {
   const plugin: Record<string, unknown> = {};
   const errors: FieldErrors = {};
-  for (const field of provider?.fields ?? []) {
+  for (const field of [...(provider?.fields ?? []), ...CONNECTION_FIELDS]) {
     const raw = form.plugin[field.key];
     let value: unknown;
     if (field.kind === 'bool') value = raw === true;
@@ -159,6 +161,12 @@ function nestPlugin(
           value = JSON.parse(text);
         } catch {
           errors[`plugin.${field.key}`] = i18n.t('admin.validation.invalidJson');
+          continue;
+        }
+      } else if (isSecondsField(field.key)) {
+        value = Number(text);
+        if (!Number.isFinite(value)) {
+          errors[`plugin.${field.key}`] = i18n.t('admin.validation.number');
           continue;
         }
       } else value = text;

@@ -146,6 +146,12 @@ export const adminEnUS: Messages<typeof adminZhCN> = {
       regionProject: 'Region|project ID',
     },
     field: {
+      upstream: {
+        connect_timeout: 'Connect timeout (seconds)',
+        first_byte_timeout: 'First-byte timeout (seconds)',
+        idle_timeout: 'Idle timeout (seconds)',
+        ca: 'Private CA certificate (PEM)',
+      },
       headers: 'Extra headers (JSON)',
       other: { provider: 'Provider routing (JSON)' },
       retrieval: { knowledge_id: 'Knowledge base ID', prompt_template: 'Knowledge base prompt template' },

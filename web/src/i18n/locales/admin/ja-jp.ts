@@ -145,6 +145,12 @@ export const adminJaJP: Messages<typeof adminZhCN> = {
       regionProject: 'リージョン|プロジェクト ID',
     },
     field: {
+      upstream: {
+        connect_timeout: '接続タイムアウト（秒）',
+        first_byte_timeout: '最初のバイトのタイムアウト（秒）',
+        idle_timeout: 'アイドルタイムアウト（秒）',
+        ca: 'プライベート CA 証明書（PEM）',
+      },
       headers: '追加ヘッダー（JSON）',
       other: { provider: 'プロバイダーのルーティング（JSON）' },
       retrieval: {

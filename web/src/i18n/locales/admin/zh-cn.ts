@@ -143,6 +143,12 @@ export const adminZhCN = {
       regionProject: '区域|项目 ID',
     },
     field: {
+      upstream: {
+        connect_timeout: '连接超时（秒）',
+        first_byte_timeout: '首字节超时（秒）',
+        idle_timeout: '空闲超时（秒）',
+        ca: '私有 CA 证书（PEM）',
+      },
       headers: '额外请求头（JSON）',
       other: { provider: '服务商路由（JSON）' },
       retrieval: { knowledge_id: '知识库 ID', prompt_template: '知识库提示模板' },

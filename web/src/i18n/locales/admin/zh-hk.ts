@@ -145,6 +145,12 @@ export const adminZhHK: Messages<typeof adminZhCN> = {
       regionProject: '區域|專案 ID',
     },
     field: {
+      upstream: {
+        connect_timeout: '連線逾時（秒）',
+        first_byte_timeout: '首位元組逾時（秒）',
+        idle_timeout: '閒置逾時（秒）',
+        ca: '私有 CA 憑證（PEM）',
+      },
       headers: '額外請求標頭（JSON）',
       other: { provider: '服務商路由（JSON）' },
       retrieval: { knowledge_id: '知識庫 ID', prompt_template: '知識庫提示範本' },
