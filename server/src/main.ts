@@ -2,6 +2,7 @@ import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Agent } from 'undici';
 import { buildApp } from './app.js';
+import { DbCodeStore } from './auth/db-code-store.js';
 import { Argon2Hasher, type PasswordHasher } from './auth/passwords.js';
 import { RedisSessionStore } from './auth/redis-session-store.js';
 import { DbSessionStore, type SessionStore } from './auth/session-store.js';
@@ -22,6 +23,7 @@ import { SecretBox } from './crypto/secret-box.js';
 import { createDb } from './db/create-db.js';
 import { migrateToLatest } from './db/migrations/index.js';
 import { auditLogsQueries } from './db/queries/audit-logs.js';
+import { authCodesQueries } from './db/queries/auth-codes.js';
 import { channelsQueries } from './db/queries/channels.js';
 import { logsQueries } from './db/queries/logs.js';
 import { midjourneysQueries } from './db/queries/midjourneys.js';
@@ -39,6 +41,7 @@ import { usersQueries } from './db/queries/users.js';
 import { type SeedResult, seedDatabase } from './db/seed.js';
 import { StatisticsRollup } from './jobs/statistics-rollup.js';
 import { type Mailer, SmtpMailer } from './mail/mailer.js';
+import { OidcClient } from './oauth/oidc-client.js';
 import { OptionStore } from './options/option-store.js';
 import { TokenCounter } from './providers/token-counter.js';
 import { VertexTokenCache } from './providers/vertex/access-token.js';
@@ -162,6 +165,10 @@ export async function composeServices(
       () => bucket.close(),
       () => health.close(),
     );
+    const codes: KvStore = config.redisUrl
+      ? kv
+      : new DbCodeStore(authCodesQueries(database), clock.nowSeconds);
+    if (codes !== kv) closers.push(() => codes.close());
 
     const options = new OptionStore(repos.options, bus, clock.nowSeconds, (key, message) =>
       warn(`Stored option ${key} is invalid (${message}); using its default`),
@@ -231,6 +238,8 @@ export async function composeServices(
       options,
       sessions,
       kv,
+      codes,
+      oidc: new OidcClient(clock.nowMs),
       limiter,
       bus,
       secretBox,

@@ -24,6 +24,7 @@ import type { UserGroupsQueries } from './db/queries/user-groups.js';
 import type { UsersQueries } from './db/queries/users.js';
 import type { StatisticsRollup } from './jobs/statistics-rollup.js';
 import type { Mailer } from './mail/mailer.js';
+import type { OidcClient } from './oauth/oidc-client.js';
 import type { OptionStore } from './options/option-store.js';
 import type { RelayServices } from './relay/relay-services.js';
 import type { Secrets } from './secrets.js';
@@ -60,6 +61,13 @@ export interface Services {
   options: OptionStore;
   sessions: SessionStore;
   kv: KvStore;
+  /**
+   * One-time codes every node must see (verification, reset, OAuth states): Redis when configured,
+   * else the database; never process memory.
+   */
+  codes: KvStore;
+  /** OpenID Connect sign-in (discovery cache, code exchange, ID token verification). */
+  oidc: OidcClient;
   limiter: RateLimiter;
   bus: ChangeBus;
   secretBox: SecretBox;

@@ -77,6 +77,15 @@ import {
   modelOwnerMap,
   updateModelOwner,
 } from './model-owners.js';
+import {
+  gitHubCallback,
+  oauthCallbackQuery,
+  oauthState,
+  oidcCallback,
+  oidcEndpoint,
+  unbind,
+  unbindBody,
+} from './oauth.js';
 import { listOptions, putOptionBody, putOptions } from './options.js';
 import {
   createPrice,
@@ -248,6 +257,40 @@ export const apiRoutes: readonly RouteDef[] = [
     body: resetBody,
     handler: confirmPasswordReset,
   }),
+
+  // Third-party sign-in: a state for the redirect, then the provider's callback (sign in, sign up,
+  // or bind when signed in already).
+  route({
+    method: 'GET',
+    url: '/api/oauth/state',
+    access: 'guest',
+    rateLimit: 'critical',
+    handler: oauthState,
+  }),
+  route({
+    method: 'GET',
+    url: '/api/oauth/endpoint',
+    access: 'guest',
+    rateLimit: 'critical',
+    handler: oidcEndpoint,
+  }),
+  route({
+    method: 'GET',
+    url: '/api/oauth/github',
+    access: 'guest',
+    rateLimit: 'critical',
+    query: oauthCallbackQuery,
+    handler: gitHubCallback,
+  }),
+  route({
+    method: 'GET',
+    url: '/api/oauth/oidc',
+    access: 'guest',
+    rateLimit: 'critical',
+    query: oauthCallbackQuery,
+    handler: oidcCallback,
+  }),
+  route({ method: 'POST', url: '/api/user/unbind', access: 'user', body: unbindBody, handler: unbind }),
 
   // Current user
   route({ method: 'GET', url: '/api/user/self', access: 'user', handler: getSelf }),

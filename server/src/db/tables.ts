@@ -44,6 +44,13 @@ export interface SessionsTable {
   user_agent: string;
 }
 
+/** One-time values shared by every node: verification codes, reset tokens, OAuth states. */
+export interface AuthCodesTable {
+  key: string;
+  value: string;
+  expires_at: number;
+}
+
 export interface TokensTable {
   id: Id;
   user_id: number;
@@ -294,6 +301,7 @@ export interface Tables {
   telegram_menus: TelegramMenusTable;
   options: OptionsTable;
   audit_logs: AuditLogsTable;
+  auth_codes: AuthCodesTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

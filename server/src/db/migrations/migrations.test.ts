@@ -17,6 +17,7 @@ async function migrateInChild(url: string): Promise<string[]> {
 
 const EXPECTED_TABLES = [
   'audit_logs',
+  'auth_codes',
   'channels',
   'logs',
   'midjourneys',
@@ -53,6 +54,7 @@ for (const target of engineTargets()) {
           '0001_initial',
           '0002_reserve_function',
           '0003_logs_staging',
+          '0004_auth_codes',
         ]);
         expect(await migrateToLatest(a.db, a.dialect)).toEqual([]);
         // PostgreSQL's introspection lists every schema on the server, other test files' too.
