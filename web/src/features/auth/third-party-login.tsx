@@ -37,6 +37,7 @@ export function ThirdPartyLogin({ site }: { site: SiteInfo }) {
           <Button
             variant="outlined"
             startIcon={<GitHub />}
+            data-testid="login-github"
             disabled={busy}
             onClick={redirect(async () => githubAuthorizeUrl(site.github_client_id, await fetchOAuthState()))}
           >
@@ -47,6 +48,7 @@ export function ThirdPartyLogin({ site }: { site: SiteInfo }) {
           <Button
             variant="outlined"
             startIcon={<BusinessCenterOutlined />}
+            data-testid="login-lark"
             disabled={busy}
             onClick={redirect(async () =>
               larkAuthorizeUrl(
@@ -64,6 +66,7 @@ export function ThirdPartyLogin({ site }: { site: SiteInfo }) {
           <Button
             variant="outlined"
             startIcon={<LoginOutlined />}
+            data-testid="login-oidc"
             disabled={busy}
             onClick={redirect(fetchOidcEndpoint)}
           >
@@ -71,7 +74,12 @@ export function ThirdPartyLogin({ site }: { site: SiteInfo }) {
           </Button>
         )}
         {site.wechat_login && (
-          <Button variant="outlined" startIcon={<ChatOutlined />} onClick={() => setWechatOpen(true)}>
+          <Button
+            variant="outlined"
+            startIcon={<ChatOutlined />}
+            data-testid="login-wechat"
+            onClick={() => setWechatOpen(true)}
+          >
             {t('auth.login.wechat')}
           </Button>
         )}

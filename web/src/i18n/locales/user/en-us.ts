@@ -168,6 +168,9 @@ export const userEnUS: Messages<typeof userZhCN> = {
     bindTelegram: 'Telegram',
     bound: 'Bound',
     notBound: 'Not bound',
+    bind: 'Bind',
+    unbind: 'Unbind',
+    unbound: 'Unbound',
   },
   price: {
     group: 'Group',

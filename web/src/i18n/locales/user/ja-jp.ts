@@ -168,6 +168,9 @@ export const userJaJP: Messages<typeof userZhCN> = {
     bindTelegram: 'Telegram',
     bound: '連携済み',
     notBound: '未連携',
+    bind: '連携する',
+    unbind: '連携解除',
+    unbound: '連携を解除しました',
   },
   price: {
     group: 'グループ',

@@ -166,6 +166,9 @@ export const userZhCN = {
     bindTelegram: 'Telegram',
     bound: '已绑定',
     notBound: '未绑定',
+    bind: '绑定',
+    unbind: '解绑',
+    unbound: '已解绑',
   },
   price: {
     group: '分组',

@@ -168,6 +168,9 @@ export const userZhHK: Messages<typeof userZhCN> = {
     bindTelegram: 'Telegram',
     bound: '已綁定',
     notBound: '未綁定',
+    bind: '綁定',
+    unbind: '解除綁定',
+    unbound: '已解除綁定',
   },
   price: {
     group: '分組',
