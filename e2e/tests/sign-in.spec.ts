@@ -1,7 +1,9 @@
 import { type APIRequestContext, expect, request as newRequest, test } from '@playwright/test';
 import { type FakeGitHub, startFakeGitHub } from '../../server/src/test/fake-github';
+import { type FakeLark, startFakeLark } from '../../server/src/test/fake-lark';
 import { FakeOidcProvider } from '../../server/src/test/fake-oidc-provider';
-import { createUser, FAKE_GITHUB_PORT, ROOT, signIn, toast } from './support';
+import { type FakeWeChatServer, startFakeWeChatServer } from '../../server/src/test/fake-wechat-server';
+import { createUser, FAKE_GITHUB_PORT, FAKE_LARK_PORT, ROOT, signIn, toast } from './support';
 
 // Third-party sign-in in a real browser against fakes of the providers: an in-process OpenID
 // provider (real discovery, JWKS, code + PKCE) and GitHub's OAuth endpoints. The options these
@@ -10,6 +12,8 @@ test.describe.configure({ mode: 'serial' });
 
 let idp: FakeOidcProvider;
 let gh: FakeGitHub;
+let lark: FakeLark;
+let wechat: FakeWeChatServer;
 let root: APIRequestContext;
 
 async function setOptions(options: Record<string, string>) {
@@ -25,6 +29,8 @@ test.beforeAll(async ({ baseURL }) => {
   });
   gh = await startFakeGitHub({ clientId: 'e2e-gh', clientSecret: 'e2e-gh-secret' }, FAKE_GITHUB_PORT);
   gh.callbackUrl = `${baseURL}/oauth/github`;
+  lark = await startFakeLark({ appId: 'cli_e2e', appSecret: 'e2e-lark-secret' }, FAKE_LARK_PORT);
+  wechat = await startFakeWeChatServer('e2e-wechat-token');
   root = await newRequest.newContext({ baseURL });
   const login = await root.post('/api/user/login', { data: ROOT });
   expect(login.status()).toBe(200);
@@ -39,14 +45,27 @@ test.beforeAll(async ({ baseURL }) => {
     GitHubClientId: 'e2e-gh',
     GitHubClientSecret: 'e2e-gh-secret',
     GitHubOAuthEnabled: 'true',
+    LarkClientId: 'cli_e2e',
+    LarkClientSecret: 'e2e-lark-secret',
+    LarkAuthEnabled: 'true',
+    WeChatServerAddress: wechat.url,
+    WeChatServerToken: 'e2e-wechat-token',
+    WeChatAuthEnabled: 'true',
   });
 });
 
 test.afterAll(async () => {
-  await setOptions({ OIDCAuthEnabled: 'false', GitHubOAuthEnabled: 'false' }).catch(() => {});
+  await setOptions({
+    OIDCAuthEnabled: 'false',
+    GitHubOAuthEnabled: 'false',
+    LarkAuthEnabled: 'false',
+    WeChatAuthEnabled: 'false',
+  }).catch(() => {});
   await root?.dispose();
   await idp?.close();
   await gh?.close();
+  await lark?.close();
+  await wechat?.close();
 });
 
 test('signs up through OIDC from the login page and lands in the console', async ({ page }) => {
@@ -109,4 +128,31 @@ test('signs in with GitHub, binds GitHub from the profile and unbinds it', async
   await row.getByRole('button', { name: '解绑' }).click();
   await expect(toast(page, '已解绑')).toBeVisible();
   await expect(row.getByText('未绑定')).toBeVisible();
+});
+
+test('signs up through Lark from the login page', async ({ page }) => {
+  // The console sends the browser to Lark's authorization page; here that is the fake.
+  await page.route('https://accounts.feishu.cn/**', (route) => {
+    const url = new URL(route.request().url());
+    return route.fulfill({ status: 302, headers: { location: `${lark.url}${url.pathname}${url.search}` } });
+  });
+  const openId = `ou_${Date.now().toString(36)}`;
+  lark.nextUser = { open_id: openId, name: 'Lark Person' };
+  await page.goto('/login');
+  await page.getByTestId('login-lark').click();
+  await expect(page).toHaveURL(/\/panel/);
+  const self = (await (await page.request.get('/api/user/self')).json()).data;
+  expect(self).toMatchObject({ lark_id: openId, display_name: 'Lark Person' });
+  expect(self.username).toMatch(/^lark_\d+$/);
+});
+
+test('signs in with a WeChat code from the login dialog', async ({ page }) => {
+  const openid = `wx-${Date.now().toString(36)}`;
+  await page.goto('/login');
+  await page.getByTestId('login-wechat').click();
+  await page.getByTestId('wechat-code').fill(wechat.issueCode(openid));
+  await page.getByTestId('wechat-submit').click();
+  await expect(page).toHaveURL(/\/panel/);
+  const self = (await (await page.request.get('/api/user/self')).json()).data;
+  expect(self.wechat_id).toBe(openid);
 });

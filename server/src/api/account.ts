@@ -291,6 +291,34 @@ export async function requestPasswordReset({
   return new WithMessage(null, 'If this address belongs to an account, a reset link has been sent');
 }
 
+export const emailBindQuery = z.object({
+  email: z.string().trim().max(100).email('Invalid email address'),
+  code: z.string().trim().min(1).max(32),
+});
+
+/** Sets the signed-in user's email after the code mailed to it (GET /api/verification) checks out. */
+export async function bindEmail({
+  s,
+  caller,
+  query,
+}: RouteContext<unknown, z.infer<typeof emailBindQuery>, unknown>) {
+  const email = query.email.toLowerCase();
+  const expected = await s.codes.take(`verify:${email}`);
+  if (!expected || !sameSecret(expected, query.code)) {
+    throw new ApiError(
+      400,
+      ErrorCode.invalidVerificationCode,
+      'The verification code is wrong or has expired',
+    );
+  }
+  const owner = await s.repos.users.byEmail(query.email);
+  if (owner && owner.id !== caller!.user.id) {
+    throw ApiError.conflict('This email address is already registered', ErrorCode.emailTaken);
+  }
+  await s.repos.users.update(caller!.user.id, { email: query.email });
+  return new WithMessage(null, 'bind');
+}
+
 export const resetBody = resetConfirmInput;
 
 export async function confirmPasswordReset({

@@ -11,8 +11,10 @@ import {
   unbindProvider,
 } from '../oauth/account-link.js';
 import { gitHubIdentity, ProviderRefused } from '../oauth/github-client.js';
+import { larkIdentity } from '../oauth/lark-client.js';
 import { consumeState, issueState } from '../oauth/oauth-state.js';
 import type { OidcClaims, OidcSettings } from '../oauth/oidc-client.js';
+import { weChatIdentity } from '../oauth/wechat-client.js';
 import type { Services } from '../services.js';
 
 type Ctx<Q = unknown, B = unknown> = RouteContext<B, Q, unknown>;
@@ -25,6 +27,12 @@ export const oauthCallbackQuery = z.object({
   iss: z.string().trim().max(2048).optional(),
 });
 type CallbackQuery = z.infer<typeof oauthCallbackQuery>;
+
+export const weChatQuery = z.object({
+  code: z.string().trim().min(1, 'code is required').max(64),
+  aff: z.string().trim().max(32).optional(),
+});
+type WeChatQuery = z.infer<typeof weChatQuery>;
 
 export const unbindBody = z.object({ type: z.enum(['github', 'lark', 'oidc', 'wechat']) });
 
@@ -120,6 +128,43 @@ export async function gitHubCallback(ctx: Ctx<CallbackQuery>) {
     ),
   );
   return completeExternalSignIn(ctx, identity, query.aff);
+}
+
+export async function larkCallback(ctx: Ctx<CallbackQuery>) {
+  const { s, req, query } = ctx;
+  const o = s.options.current;
+  if (!o.LarkAuthEnabled) throw disabled('lark');
+  await consumeState(s, req, query.state);
+  const identity = await fromProvider('lark', () =>
+    larkIdentity(
+      s.config.larkApiUrl,
+      { clientId: o.LarkClientId, clientSecret: o.LarkClientSecret },
+      query.code,
+      callbackUrl(s, 'lark'),
+    ),
+  );
+  return completeExternalSignIn(ctx, identity, query.aff);
+}
+
+async function weChatAccount(s: Services, code: string): Promise<ExternalIdentity> {
+  const o = s.options.current;
+  if (!o.WeChatAuthEnabled) throw disabled('wechat');
+  return fromProvider('wechat', () =>
+    weChatIdentity({ address: o.WeChatServerAddress, token: o.WeChatServerToken }, code),
+  );
+}
+
+/**
+ * WeChat's code is typed by the user into this site's own dialog, not sent back by a redirect, so
+ * there is no state to check: the code itself is single-use and short-lived at the WeChat server.
+ */
+export async function weChatLogin(ctx: Ctx<WeChatQuery>) {
+  return completeExternalSignIn(ctx, await weChatAccount(ctx.s, ctx.query.code), ctx.query.aff);
+}
+
+/** Binds WeChat to the signed-in user (the same rules as a bind through the sign-in route). */
+export async function weChatBind(ctx: Ctx<WeChatQuery>) {
+  return completeExternalSignIn(ctx, await weChatAccount(ctx.s, ctx.query.code), undefined);
 }
 
 function claimText(claims: OidcClaims, name: string): string | undefined {

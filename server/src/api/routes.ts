@@ -2,7 +2,9 @@ import { updateSelfInput } from '@switchyard/domain';
 import type { RouteDef } from '../http/route.js';
 import { route } from '../http/route.js';
 import {
+  bindEmail,
   confirmPasswordReset,
+  emailBindQuery,
   emailQuery,
   login,
   loginBody,
@@ -79,12 +81,16 @@ import {
 } from './model-owners.js';
 import {
   gitHubCallback,
+  larkCallback,
   oauthCallbackQuery,
   oauthState,
   oidcCallback,
   oidcEndpoint,
   unbind,
   unbindBody,
+  weChatBind,
+  weChatLogin,
+  weChatQuery,
 } from './oauth.js';
 import { listOptions, putOptionBody, putOptions } from './options.js';
 import {
@@ -289,6 +295,38 @@ export const apiRoutes: readonly RouteDef[] = [
     rateLimit: 'critical',
     query: oauthCallbackQuery,
     handler: oidcCallback,
+  }),
+  route({
+    method: 'GET',
+    url: '/api/oauth/lark',
+    access: 'guest',
+    rateLimit: 'critical',
+    query: oauthCallbackQuery,
+    handler: larkCallback,
+  }),
+  route({
+    method: 'GET',
+    url: '/api/oauth/wechat',
+    access: 'guest',
+    rateLimit: 'critical',
+    query: weChatQuery,
+    handler: weChatLogin,
+  }),
+  route({
+    method: 'GET',
+    url: '/api/oauth/wechat/bind',
+    access: 'user',
+    rateLimit: 'critical',
+    query: weChatQuery,
+    handler: weChatBind,
+  }),
+  route({
+    method: 'GET',
+    url: '/api/oauth/email/bind',
+    access: 'user',
+    rateLimit: 'critical',
+    query: emailBindQuery,
+    handler: bindEmail,
   }),
   route({ method: 'POST', url: '/api/user/unbind', access: 'user', body: unbindBody, handler: unbind }),
 

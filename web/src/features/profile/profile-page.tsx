@@ -32,6 +32,7 @@ import { toast } from '../../lib/toast';
 import { useInviteLink } from '../account/use-invite-link';
 import { selfQueryKey, useSelf } from '../account/use-self';
 import { fetchOAuthState, fetchOidcEndpoint, githubAuthorizeUrl, larkAuthorizeUrl } from '../auth/oauth';
+import { WechatLoginDialog } from '../auth/wechat-login-dialog';
 import { type SiteInfo, useSiteInfo } from '../site/site-info';
 
 function ProfileFormCard({ self }: { self: SelfUser }) {
@@ -157,6 +158,7 @@ function BindingsCard({ self }: { self: SelfUser }) {
   const site = useSiteInfo();
   const queryClient = useQueryClient();
   const [busy, setBusy] = useState(false);
+  const [wechatOpen, setWechatOpen] = useState(false);
   const unbind = useMutation({
     mutationFn: (type: Provider) => apiPost('/api/user/unbind', { type }),
     onSuccess: () => {
@@ -228,6 +230,11 @@ function BindingsCard({ self }: { self: SelfUser }) {
                     color={row.value ? 'success' : 'default'}
                     label={row.value ? t('user.profile.bound') : t('user.profile.notBound')}
                   />
+                  {row.provider === 'wechat' && !row.value && site.wechat_login && (
+                    <Button size="small" onClick={() => setWechatOpen(true)}>
+                      {t('user.profile.bind')}
+                    </Button>
+                  )}
                   {target && (
                     <Button size="small" disabled={busy} onClick={startBind(target)}>
                       {t('user.profile.bind')}
@@ -252,6 +259,17 @@ function BindingsCard({ self }: { self: SelfUser }) {
           );
         })}
       </List>
+      {site.wechat_login && (
+        <WechatLoginDialog
+          open={wechatOpen}
+          qrCode={site.wechat_qrcode}
+          onClose={() => setWechatOpen(false)}
+          onBound={() => {
+            setWechatOpen(false);
+            void queryClient.invalidateQueries({ queryKey: selfQueryKey });
+          }}
+        />
+      )}
     </Card>
   );
 }
