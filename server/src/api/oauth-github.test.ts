@@ -2,7 +2,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engineTargets } from '../test/databases.js';
 import { type FakeGitHub, startFakeGitHub } from '../test/fake-github.js';
-import { createTestApp, registerUser, type TestApp } from '../test/test-app.js';
+import { createTestApp, ROOT_PASSWORD, registerUser, type TestApp } from '../test/test-app.js';
 
 const cookiesOf = (res: LightMyRequestResponse) => res.cookies.map((c) => `${c.name}=${c.value}`).join('; ');
 
@@ -104,6 +104,25 @@ for (const engine of engineTargets()) {
       const signedIn = await callback(gh.issueCode({ id: 300, login: 'veteran-login' }));
       expect(signedIn.json().data.id).toBe(legacy);
       expect((await t.s.repos.users.byId(legacy))!.github_id).toBe('300');
+
+      // An administrator finds users by a bound account id, and sees the bindings in the list.
+      const root = await t.signIn('root', ROOT_PASSWORD);
+      const found = await t.call({
+        method: 'GET',
+        url: '/api/user/',
+        query: { keyword: 'veteran-login' },
+        headers: { cookie: root },
+      });
+      expect(found.json().data.data).toEqual([]);
+      const byBinding = await t.call({
+        method: 'GET',
+        url: '/api/user/',
+        query: { keyword: '300' },
+        headers: { cookie: root },
+      });
+      expect(
+        byBinding.json().data.data.map((u: { id: number; github_id: string }) => [u.id, u.github_id]),
+      ).toEqual([[legacy, '300']]);
     });
   });
 }

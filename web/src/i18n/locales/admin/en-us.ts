@@ -179,7 +179,7 @@ export const adminEnUS: Messages<typeof adminZhCN> = {
     create: 'New user',
     createTitle: 'New user',
     editTitle: 'Edit user',
-    search: 'Search username, display name or email',
+    search: 'Search username, display name, email or a bound account id',
     field: {
       username: 'Username',
       displayName: 'Display name',

@@ -181,7 +181,7 @@ export const adminJaJP: Messages<typeof adminZhCN> = {
     create: 'ユーザーを追加',
     createTitle: 'ユーザーを追加',
     editTitle: 'ユーザーを編集',
-    search: 'ユーザー名・表示名・メールで検索',
+    search: 'ユーザー名・表示名・メール・連携アカウント ID で検索',
     field: {
       username: 'ユーザー名',
       displayName: '表示名',

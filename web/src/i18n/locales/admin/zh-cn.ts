@@ -176,7 +176,7 @@ export const adminZhCN = {
     create: '新建用户',
     createTitle: '新建用户',
     editTitle: '编辑用户',
-    search: '搜索用户名、显示名称或邮箱',
+    search: '搜索用户名、显示名称、邮箱或绑定账号 ID',
     field: {
       username: '用户名',
       displayName: '显示名称',

@@ -178,7 +178,7 @@ export const adminZhHK: Messages<typeof adminZhCN> = {
     create: '新增用戶',
     createTitle: '新增用戶',
     editTitle: '編輯用戶',
-    search: '搜尋用戶名、顯示名稱或電郵',
+    search: '搜尋用戶名、顯示名稱、電郵或綁定帳號 ID',
     field: {
       username: '用戶名',
       displayName: '顯示名稱',
