@@ -46,6 +46,8 @@ export const ErrorCode = {
   oauthAlreadyBound: 'oauth_already_bound',
   /** Unbinding would leave the account with no way to sign in. */
   lastSignInMethod: 'last_sign_in_method',
+  /** A passkey registration or sign-in that failed its checks (challenge, origin, signature). */
+  passkeyRefused: 'passkey_refused',
   internal: 'internal_error',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

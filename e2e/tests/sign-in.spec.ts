@@ -156,3 +156,58 @@ test('signs in with a WeChat code from the login dialog', async ({ page }) => {
   const self = (await (await page.request.get('/api/user/self')).json()).data;
   expect(self.wechat_id).toBe(openid);
 });
+
+test('registers a passkey on the profile, renames it, signs in with it and deletes it', async ({
+  page,
+  baseURL,
+}) => {
+  // WebAuthn refuses IP addresses as relying party ids: this test uses the site as localhost.
+  const site = (baseURL as string).replace('127.0.0.1', 'localhost');
+  await setOptions({ ServerAddress: site, PasskeyLoginEnabled: 'true' });
+  try {
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('WebAuthn.enable');
+    await cdp.send('WebAuthn.addVirtualAuthenticator', {
+      options: {
+        protocol: 'ctap2',
+        transport: 'internal',
+        hasResidentKey: true,
+        hasUserVerification: true,
+        isUserVerified: true,
+        automaticPresenceSimulation: true,
+      },
+    });
+    const user = await createUser(page.request, 'pk');
+    await page.goto(`${site}/login`);
+    await page.getByTestId('login-username').fill(user.username);
+    await page.getByTestId('login-password').fill(user.password);
+    await page.getByTestId('login-submit').click();
+    await expect(page).toHaveURL(/\/panel\/dashboard$/);
+
+    await page.goto(`${site}/panel/profile`);
+    await page.getByTestId('passkey-alias').fill('Laptop');
+    await page.getByTestId('passkey-add').click();
+    await expect(toast(page, '已添加通行密钥')).toBeVisible();
+    const row = page.getByTestId('passkey-row');
+    await expect(row).toContainText('Laptop');
+    await row.getByRole('button', { name: '重命名' }).click();
+    await page.getByTestId('passkey-alias-edit').fill('Work laptop');
+    await row.getByRole('button', { name: '确认' }).click();
+    await expect(row).toContainText('Work laptop');
+
+    await page.request.get(`${site}/api/user/logout`);
+    await page.goto(`${site}/login`);
+    await page.getByTestId('login-passkey').click();
+    await expect(page).toHaveURL(/\/panel/);
+    const self = (await (await page.request.get(`${site}/api/user/self`)).json()).data;
+    expect(self.username).toBe(user.username);
+
+    await page.goto(`${site}/panel/profile`);
+    await expect(row).toContainText('上次使用');
+    await row.getByRole('button', { name: '删除' }).click();
+    await expect(toast(page, '已删除通行密钥')).toBeVisible();
+    await expect(page.getByTestId('passkey-row')).toHaveCount(0);
+  } finally {
+    await setOptions({ ServerAddress: baseURL as string, PasskeyLoginEnabled: 'false' });
+  }
+});

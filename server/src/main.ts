@@ -29,6 +29,7 @@ import { logsQueries } from './db/queries/logs.js';
 import { midjourneysQueries } from './db/queries/midjourneys.js';
 import { modelOwnersQueries } from './db/queries/model-owners.js';
 import { optionsQueries } from './db/queries/options.js';
+import { passkeysQueries } from './db/queries/passkeys.js';
 import { pricesQueries } from './db/queries/prices.js';
 import { redemptionsQueries } from './db/queries/redemptions.js';
 import { sessionsQueries } from './db/queries/sessions.js';
@@ -124,6 +125,7 @@ export async function composeServices(
       midjourneys: midjourneysQueries(database),
       tasks: tasksQueries(database),
       telegramMenus: telegramMenusQueries(database),
+      passkeys: passkeysQueries(database),
     };
     const passwords = overrides.passwords ?? new Argon2Hasher();
     const seed = await seedDatabase(repos, passwords, config.initialRootPassword, clock.nowSeconds());

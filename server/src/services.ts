@@ -13,6 +13,7 @@ import type { LogsQueries } from './db/queries/logs.js';
 import type { MidjourneysQueries } from './db/queries/midjourneys.js';
 import type { ModelOwnersQueries } from './db/queries/model-owners.js';
 import type { OptionsQueries } from './db/queries/options.js';
+import type { PasskeysQueries } from './db/queries/passkeys.js';
 import type { PricesQueries } from './db/queries/prices.js';
 import type { RedemptionsQueries } from './db/queries/redemptions.js';
 import type { SessionsQueries } from './db/queries/sessions.js';
@@ -45,6 +46,7 @@ export interface Repos {
   midjourneys: MidjourneysQueries;
   tasks: TasksQueries;
   telegramMenus: TelegramMenusQueries;
+  passkeys: PasskeysQueries;
 }
 
 export interface Clock {

@@ -94,6 +94,18 @@ import {
 } from './oauth.js';
 import { listOptions, putOptionBody, putOptions } from './options.js';
 import {
+  beginPasskeyLogin,
+  beginPasskeyRegistration,
+  deletePasskey,
+  finishPasskeyLogin,
+  finishPasskeyRegistration,
+  listPasskeys,
+  passkeyLoginBody,
+  passkeyRegistrationBody,
+  passkeyRenameBody,
+  renamePasskey,
+} from './passkeys.js';
+import {
   createPrice,
   deletePrice,
   deletePrices,
@@ -329,6 +341,52 @@ export const apiRoutes: readonly RouteDef[] = [
     handler: bindEmail,
   }),
   route({ method: 'POST', url: '/api/user/unbind', access: 'user', body: unbindBody, handler: unbind }),
+
+  // Passkeys (WebAuthn), when PasskeyLoginEnabled: registered and managed on the profile, used to sign in.
+  route({
+    method: 'POST',
+    url: '/api/webauthn/registration/begin',
+    access: 'user',
+    handler: beginPasskeyRegistration,
+  }),
+  route({
+    method: 'POST',
+    url: '/api/webauthn/registration/finish',
+    access: 'user',
+    body: passkeyRegistrationBody,
+    handler: finishPasskeyRegistration,
+  }),
+  route({
+    method: 'POST',
+    url: '/api/webauthn/login/begin',
+    access: 'guest',
+    rateLimit: 'critical',
+    handler: beginPasskeyLogin,
+  }),
+  route({
+    method: 'POST',
+    url: '/api/webauthn/login/finish',
+    access: 'guest',
+    rateLimit: 'critical',
+    body: passkeyLoginBody,
+    handler: finishPasskeyLogin,
+  }),
+  route({ method: 'GET', url: '/api/webauthn/credentials', access: 'user', handler: listPasskeys }),
+  route({
+    method: 'PUT',
+    url: '/api/webauthn/credentials/:id',
+    access: 'user',
+    params: idParams,
+    body: passkeyRenameBody,
+    handler: renamePasskey,
+  }),
+  route({
+    method: 'DELETE',
+    url: '/api/webauthn/credentials/:id',
+    access: 'user',
+    params: idParams,
+    handler: deletePasskey,
+  }),
 
   // Current user
   route({ method: 'GET', url: '/api/user/self', access: 'user', handler: getSelf }),

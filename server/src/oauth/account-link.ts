@@ -73,7 +73,15 @@ export async function completeExternalSignIn(
     }
     return new WithMessage(null, 'bind');
   }
-  const user = owner ?? (await signUp(s, identity, aff));
+  return startSession(ctx, owner ?? (await signUp(s, identity, aff)));
+}
+
+/** Signs `user` in on this browser (session cookie, last login), unless the account is disabled. */
+export async function startSession(
+  ctx: Pick<RouteContext<unknown, unknown, unknown>, 's' | 'ip' | 'req' | 'reply'>,
+  user: UserRow,
+): Promise<unknown> {
+  const { s } = ctx;
   if (user.status !== UserStatus.Enabled) {
     throw ApiError.forbidden('This account has been disabled', ErrorCode.userDisabled);
   }
@@ -171,14 +179,19 @@ async function signUp(s: Services, identity: ExternalIdentity, aff: string | und
  * Removes a provider binding from the signed-in user, refused when it is the user's last way in
  * (no password, no other binding).
  */
+/** Whether the user can sign in without passkeys and without `except`: a password or another binding. */
+export function hasOtherWayIn(user: UserRow, except?: ProviderName): boolean {
+  if (user.password_hash !== '') return true;
+  return (['github', 'lark', 'oidc', 'wechat'] as const).some(
+    (p) => p !== except && user[bindingColumn(p)] !== '',
+  );
+}
+
 export async function unbindProvider(s: Services, user: UserRow, provider: ProviderName): Promise<void> {
   const column = bindingColumn(provider);
   const current = user[column];
   if (!current) throw ApiError.badRequest(`No ${PROVIDER_LABELS[provider]} account is bound`);
-  const others = (['github', 'lark', 'oidc', 'wechat'] as const).filter(
-    (p) => p !== provider && user[bindingColumn(p)] !== '',
-  );
-  if (user.password_hash === '' && others.length === 0) {
+  if (!hasOtherWayIn(user, provider) && (await s.repos.passkeys.countForUser(user.id)) === 0) {
     throw new ApiError(
       400,
       ErrorCode.lastSignInMethod,

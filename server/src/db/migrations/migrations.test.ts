@@ -24,6 +24,7 @@ const EXPECTED_TABLES = [
   'model_owners',
   'options',
   'orders',
+  'passkeys',
   'payments',
   'prices',
   'redemptions',
@@ -55,6 +56,7 @@ for (const target of engineTargets()) {
           '0002_reserve_function',
           '0003_logs_staging',
           '0004_auth_codes',
+          '0005_passkeys',
         ]);
         expect(await migrateToLatest(a.db, a.dialect)).toEqual([]);
         // PostgreSQL's introspection lists every schema on the server, other test files' too.

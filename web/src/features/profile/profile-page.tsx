@@ -34,6 +34,7 @@ import { selfQueryKey, useSelf } from '../account/use-self';
 import { fetchOAuthState, fetchOidcEndpoint, githubAuthorizeUrl, larkAuthorizeUrl } from '../auth/oauth';
 import { WechatLoginDialog } from '../auth/wechat-login-dialog';
 import { type SiteInfo, useSiteInfo } from '../site/site-info';
+import { PasskeysCard } from './passkeys-card';
 
 function ProfileFormCard({ self }: { self: SelfUser }) {
   const { t } = useTranslation();
@@ -279,6 +280,7 @@ export default function ProfilePage() {
   const { t } = useTranslation();
   const { data: self } = useSelf();
   const inviteLink = useInviteLink();
+  const site = useSiteInfo();
   if (!self) return null;
   return (
     <Box
@@ -299,6 +301,7 @@ export default function ProfilePage() {
           </CardContent>
         </Card>
         <BindingsCard self={self} />
+        {site.passkey_login && <PasskeysCard />}
       </Box>
     </Box>
   );
