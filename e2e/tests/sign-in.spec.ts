@@ -17,8 +17,15 @@ let wechat: FakeWeChatServer;
 let root: APIRequestContext;
 
 async function setOptions(options: Record<string, string>) {
-  const res = await root.put('/api/option/', { data: { options } });
-  expect(res.status(), await res.text()).toBe(200);
+  // A few keys per call: on PostgreSQL and MySQL the audit row of a larger batch overflows its
+  // target column (varchar 191), and the call fails after saving.
+  const entries = Object.entries(options);
+  for (let i = 0; i < entries.length; i += 4) {
+    const res = await root.put('/api/option/', {
+      data: { options: Object.fromEntries(entries.slice(i, i + 4)) },
+    });
+    expect(res.status(), await res.text()).toBe(200);
+  }
 }
 
 test.beforeAll(async ({ baseURL }) => {
