@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defineConfig } from '@playwright/test';
-import { ROOT } from './tests/support';
+import { FAKE_GITHUB_PORT, FAKE_LARK_PORT, ROOT } from './tests/support';
 
 // E2E_PORT lets two checkouts run their browser tests side by side.
 const PORT = Number(process.env.E2E_PORT ?? 3123);
@@ -59,6 +59,10 @@ export default defineConfig({
       // Every test signs in; the per-IP sign-in limit (20 per 20 min) would otherwise trip mid-run.
       CRITICAL_RATE_LIMIT: '0',
       API_RATE_LIMIT: '0',
+      // sign-in.spec.ts's fakes: the server exchanges codes there instead of at GitHub and Lark.
+      GITHUB_OAUTH_URL: `http://127.0.0.1:${FAKE_GITHUB_PORT}`,
+      GITHUB_API_URL: `http://127.0.0.1:${FAKE_GITHUB_PORT}`,
+      LARK_API_URL: `http://127.0.0.1:${FAKE_LARK_PORT}`,
     },
   },
 });

@@ -36,6 +36,18 @@ export const ErrorCode = {
   upstreamError: 'upstream_error',
   /** The SMTP server refused or failed a mail we had to send now. */
   mailFailed: 'mail_failed',
+  /** A sign-in provider that the administrator has not turned on. */
+  oauthDisabled: 'oauth_disabled',
+  /** An OAuth state that is unknown, expired, already used or from another browser. */
+  oauthStateInvalid: 'oauth_state_invalid',
+  /** The provider refused the code or answered something that could not be trusted. */
+  oauthFailed: 'oauth_failed',
+  /** The provider account is already bound to another user. */
+  oauthAlreadyBound: 'oauth_already_bound',
+  /** Unbinding would leave the account with no way to sign in. */
+  lastSignInMethod: 'last_sign_in_method',
+  /** A passkey registration or sign-in that failed its checks (challenge, origin, signature). */
+  passkeyRefused: 'passkey_refused',
   internal: 'internal_error',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -48,6 +48,7 @@ const REFERENCE_KEYS = [
   'OIDCIssuer',
   'OIDCScopes',
   'OIDCUsernameClaims',
+  'PasskeyLoginEnabled',
   'WeChatAuthEnabled',
   'WeChatServerAddress',
   'WeChatServerToken',

@@ -343,6 +343,8 @@ export const optionDefs = {
   OIDCIssuer: httpUrl('', sys),
   OIDCScopes: str('', { ...sys, maxLength: 512 }),
   OIDCUsernameClaims: str('', { ...sys, maxLength: 256 }),
+  /** WebAuthn passkeys: registered on the profile, accepted on the login page. */
+  PasskeyLoginEnabled: bool(false, sys),
   WeChatAuthEnabled: bool(false, { ...sys, requires: ['WeChatServerAddress', 'WeChatServerToken'] }),
   WeChatServerAddress: httpUrl('', sys),
   WeChatServerToken: str('', { ...sys, secret: true, maxLength: 512 }),

@@ -61,6 +61,11 @@ const envSchema = z.object({
   API_RATE_LIMIT: z.coerce.number().int('must be a whole number').min(0).default(300),
   CRITICAL_RATE_LIMIT: z.coerce.number().int('must be a whole number').min(0).default(20),
   TURNSTILE_VERIFY_URL: z.url().default('https://challenges.cloudflare.com/turnstile/v0/siteverify'),
+  // Where the sign-in providers' server-side endpoints are (GitHub Enterprise, Lark's international
+  // site, or a test's fake).
+  GITHUB_OAUTH_URL: z.url().default('https://github.com'),
+  GITHUB_API_URL: z.url().default('https://api.github.com'),
+  LARK_API_URL: z.url().default('https://open.feishu.cn'),
 });
 
 export interface Config {
@@ -87,6 +92,11 @@ export interface Config {
   /** Sign-in, sign-up and reset requests per client IP per 20 minutes; 0 turns the limit off. */
   criticalRateLimit: number;
   turnstileVerifyUrl: string;
+  /** Token endpoint origin (`/login/oauth/access_token`) and REST API origin of GitHub. */
+  githubOAuthUrl: string;
+  githubApiUrl: string;
+  /** Lark (Feishu) open platform origin, for its token and user-info endpoints. */
+  larkApiUrl: string;
   /** Console language for visitors who have not chosen one (site status `language`). */
   language: 'zh_CN' | 'zh_HK' | 'en_US' | 'ja_JP';
 }
@@ -134,6 +144,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     apiRateLimit: e.API_RATE_LIMIT,
     criticalRateLimit: e.CRITICAL_RATE_LIMIT,
     turnstileVerifyUrl: e.TURNSTILE_VERIFY_URL,
+    githubOAuthUrl: e.GITHUB_OAUTH_URL.replace(/\/+$/, ''),
+    githubApiUrl: e.GITHUB_API_URL.replace(/\/+$/, ''),
+    larkApiUrl: e.LARK_API_URL.replace(/\/+$/, ''),
     language: e.LANGUAGE,
   };
 }

@@ -2,6 +2,7 @@ import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Agent } from 'undici';
 import { buildApp } from './app.js';
+import { DbCodeStore } from './auth/db-code-store.js';
 import { Argon2Hasher, type PasswordHasher } from './auth/passwords.js';
 import { RedisSessionStore } from './auth/redis-session-store.js';
 import { DbSessionStore, type SessionStore } from './auth/session-store.js';
@@ -22,11 +23,13 @@ import { SecretBox } from './crypto/secret-box.js';
 import { createDb } from './db/create-db.js';
 import { migrateToLatest } from './db/migrations/index.js';
 import { auditLogsQueries } from './db/queries/audit-logs.js';
+import { authCodesQueries } from './db/queries/auth-codes.js';
 import { channelsQueries } from './db/queries/channels.js';
 import { logsQueries } from './db/queries/logs.js';
 import { midjourneysQueries } from './db/queries/midjourneys.js';
 import { modelOwnersQueries } from './db/queries/model-owners.js';
 import { optionsQueries } from './db/queries/options.js';
+import { passkeysQueries } from './db/queries/passkeys.js';
 import { pricesQueries } from './db/queries/prices.js';
 import { redemptionsQueries } from './db/queries/redemptions.js';
 import { sessionsQueries } from './db/queries/sessions.js';
@@ -39,6 +42,7 @@ import { usersQueries } from './db/queries/users.js';
 import { type SeedResult, seedDatabase } from './db/seed.js';
 import { StatisticsRollup } from './jobs/statistics-rollup.js';
 import { type Mailer, SmtpMailer } from './mail/mailer.js';
+import { OidcClient } from './oauth/oidc-client.js';
 import { OptionStore } from './options/option-store.js';
 import { TokenCounter } from './providers/token-counter.js';
 import { VertexTokenCache } from './providers/vertex/access-token.js';
@@ -121,6 +125,7 @@ export async function composeServices(
       midjourneys: midjourneysQueries(database),
       tasks: tasksQueries(database),
       telegramMenus: telegramMenusQueries(database),
+      passkeys: passkeysQueries(database),
     };
     const passwords = overrides.passwords ?? new Argon2Hasher();
     const seed = await seedDatabase(repos, passwords, config.initialRootPassword, clock.nowSeconds());
@@ -162,6 +167,10 @@ export async function composeServices(
       () => bucket.close(),
       () => health.close(),
     );
+    const codes: KvStore = config.redisUrl
+      ? kv
+      : new DbCodeStore(authCodesQueries(database), clock.nowSeconds);
+    if (codes !== kv) closers.push(() => codes.close());
 
     const options = new OptionStore(repos.options, bus, clock.nowSeconds, (key, message) =>
       warn(`Stored option ${key} is invalid (${message}); using its default`),
@@ -231,6 +240,8 @@ export async function composeServices(
       options,
       sessions,
       kv,
+      codes,
+      oidc: new OidcClient(clock.nowMs),
       limiter,
       bus,
       secretBox,

@@ -13,6 +13,7 @@ import type { LogsQueries } from './db/queries/logs.js';
 import type { MidjourneysQueries } from './db/queries/midjourneys.js';
 import type { ModelOwnersQueries } from './db/queries/model-owners.js';
 import type { OptionsQueries } from './db/queries/options.js';
+import type { PasskeysQueries } from './db/queries/passkeys.js';
 import type { PricesQueries } from './db/queries/prices.js';
 import type { RedemptionsQueries } from './db/queries/redemptions.js';
 import type { SessionsQueries } from './db/queries/sessions.js';
@@ -24,6 +25,7 @@ import type { UserGroupsQueries } from './db/queries/user-groups.js';
 import type { UsersQueries } from './db/queries/users.js';
 import type { StatisticsRollup } from './jobs/statistics-rollup.js';
 import type { Mailer } from './mail/mailer.js';
+import type { OidcClient } from './oauth/oidc-client.js';
 import type { OptionStore } from './options/option-store.js';
 import type { RelayServices } from './relay/relay-services.js';
 import type { Secrets } from './secrets.js';
@@ -44,6 +46,7 @@ export interface Repos {
   midjourneys: MidjourneysQueries;
   tasks: TasksQueries;
   telegramMenus: TelegramMenusQueries;
+  passkeys: PasskeysQueries;
 }
 
 export interface Clock {
@@ -60,6 +63,13 @@ export interface Services {
   options: OptionStore;
   sessions: SessionStore;
   kv: KvStore;
+  /**
+   * One-time codes every node must see (verification, reset, OAuth states): Redis when configured,
+   * else the database; never process memory.
+   */
+  codes: KvStore;
+  /** OpenID Connect sign-in (discovery cache, code exchange, ID token verification). */
+  oidc: OidcClient;
   limiter: RateLimiter;
   bus: ChangeBus;
   secretBox: SecretBox;

@@ -75,7 +75,7 @@ export async function register({
       throw new ApiError(400, ErrorCode.verificationRequired, 'Email and verification code are required');
     }
     checkEmailDomain(s, email);
-    const expected = await s.kv.take(`verify:${email.toLowerCase()}`);
+    const expected = await s.codes.take(`verify:${email.toLowerCase()}`);
     if (!expected || !sameSecret(expected, body.verification_code)) {
       throw new ApiError(
         400,
@@ -255,7 +255,7 @@ export async function sendVerificationCode({
     throw new ApiError(503, ErrorCode.mailNotConfigured, 'Mail is not configured on this server');
   }
   const code = newVerificationCode();
-  await s.kv.set(`verify:${email}`, code, VERIFICATION_TTL_SECONDS);
+  await s.codes.set(`verify:${email}`, code, VERIFICATION_TTL_SECONDS);
   const name = s.options.current.SystemName;
   await s.mailer.send({
     to: query.email,
@@ -279,7 +279,7 @@ export async function requestPasswordReset({
   if (user) {
     const token = newResetToken();
     const email = query.email.toLowerCase();
-    await s.kv.set(`reset:${email}`, token, RESET_TTL_SECONDS);
+    await s.codes.set(`reset:${email}`, token, RESET_TTL_SECONDS);
     const base = s.options.current.ServerAddress.replace(/\/+$/, '');
     const link = `${base}/user/reset?email=${encodeURIComponent(query.email)}&token=${encodeURIComponent(token)}`;
     await s.mailer.send({
@@ -291,6 +291,34 @@ export async function requestPasswordReset({
   return new WithMessage(null, 'If this address belongs to an account, a reset link has been sent');
 }
 
+export const emailBindQuery = z.object({
+  email: z.string().trim().max(100).email('Invalid email address'),
+  code: z.string().trim().min(1).max(32),
+});
+
+/** Sets the signed-in user's email after the code mailed to it (GET /api/verification) checks out. */
+export async function bindEmail({
+  s,
+  caller,
+  query,
+}: RouteContext<unknown, z.infer<typeof emailBindQuery>, unknown>) {
+  const email = query.email.toLowerCase();
+  const expected = await s.codes.take(`verify:${email}`);
+  if (!expected || !sameSecret(expected, query.code)) {
+    throw new ApiError(
+      400,
+      ErrorCode.invalidVerificationCode,
+      'The verification code is wrong or has expired',
+    );
+  }
+  const owner = await s.repos.users.byEmail(query.email);
+  if (owner && owner.id !== caller!.user.id) {
+    throw ApiError.conflict('This email address is already registered', ErrorCode.emailTaken);
+  }
+  await s.repos.users.update(caller!.user.id, { email: query.email });
+  return new WithMessage(null, 'bind');
+}
+
 export const resetBody = resetConfirmInput;
 
 export async function confirmPasswordReset({
@@ -298,7 +326,7 @@ export async function confirmPasswordReset({
   body,
 }: RouteContext<z.infer<typeof resetConfirmInput>, unknown, unknown>) {
   const email = body.email.toLowerCase();
-  const expected = await s.kv.take(`reset:${email}`);
+  const expected = await s.codes.take(`reset:${email}`);
   const user =
     expected && sameSecret(expected, body.token) ? await s.repos.users.byEmail(body.email) : undefined;
   if (!user) throw new ApiError(400, ErrorCode.invalidResetLink, 'The reset link is invalid or has expired');

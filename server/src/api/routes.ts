@@ -2,7 +2,9 @@ import { updateSelfInput } from '@switchyard/domain';
 import type { RouteDef } from '../http/route.js';
 import { route } from '../http/route.js';
 import {
+  bindEmail,
   confirmPasswordReset,
+  emailBindQuery,
   emailQuery,
   login,
   loginBody,
@@ -77,7 +79,32 @@ import {
   modelOwnerMap,
   updateModelOwner,
 } from './model-owners.js';
+import {
+  gitHubCallback,
+  larkCallback,
+  oauthCallbackQuery,
+  oauthState,
+  oidcCallback,
+  oidcEndpoint,
+  unbind,
+  unbindBody,
+  weChatBind,
+  weChatLogin,
+  weChatQuery,
+} from './oauth.js';
 import { listOptions, putOptionBody, putOptions } from './options.js';
+import {
+  beginPasskeyLogin,
+  beginPasskeyRegistration,
+  deletePasskey,
+  finishPasskeyLogin,
+  finishPasskeyRegistration,
+  listPasskeys,
+  passkeyLoginBody,
+  passkeyRegistrationBody,
+  passkeyRenameBody,
+  renamePasskey,
+} from './passkeys.js';
 import {
   createPrice,
   deletePrice,
@@ -247,6 +274,118 @@ export const apiRoutes: readonly RouteDef[] = [
     rateLimit: 'critical',
     body: resetBody,
     handler: confirmPasswordReset,
+  }),
+
+  // Third-party sign-in: a state for the redirect, then the provider's callback (sign in, sign up,
+  // or bind when signed in already).
+  route({
+    method: 'GET',
+    url: '/api/oauth/state',
+    access: 'guest',
+    rateLimit: 'critical',
+    handler: oauthState,
+  }),
+  route({
+    method: 'GET',
+    url: '/api/oauth/endpoint',
+    access: 'guest',
+    rateLimit: 'critical',
+    handler: oidcEndpoint,
+  }),
+  route({
+    method: 'GET',
+    url: '/api/oauth/github',
+    access: 'guest',
+    rateLimit: 'critical',
+    query: oauthCallbackQuery,
+    handler: gitHubCallback,
+  }),
+  route({
+    method: 'GET',
+    url: '/api/oauth/oidc',
+    access: 'guest',
+    rateLimit: 'critical',
+    query: oauthCallbackQuery,
+    handler: oidcCallback,
+  }),
+  route({
+    method: 'GET',
+    url: '/api/oauth/lark',
+    access: 'guest',
+    rateLimit: 'critical',
+    query: oauthCallbackQuery,
+    handler: larkCallback,
+  }),
+  route({
+    method: 'GET',
+    url: '/api/oauth/wechat',
+    access: 'guest',
+    rateLimit: 'critical',
+    query: weChatQuery,
+    handler: weChatLogin,
+  }),
+  route({
+    method: 'GET',
+    url: '/api/oauth/wechat/bind',
+    access: 'user',
+    rateLimit: 'critical',
+    query: weChatQuery,
+    handler: weChatBind,
+  }),
+  route({
+    method: 'GET',
+    url: '/api/oauth/email/bind',
+    access: 'user',
+    rateLimit: 'critical',
+    query: emailBindQuery,
+    handler: bindEmail,
+  }),
+  route({ method: 'POST', url: '/api/user/unbind', access: 'user', body: unbindBody, handler: unbind }),
+
+  // Passkeys (WebAuthn), when PasskeyLoginEnabled: registered and managed on the profile, used to sign in.
+  route({
+    method: 'POST',
+    url: '/api/webauthn/registration/begin',
+    access: 'user',
+    handler: beginPasskeyRegistration,
+  }),
+  route({
+    method: 'POST',
+    url: '/api/webauthn/registration/finish',
+    access: 'user',
+    body: passkeyRegistrationBody,
+    handler: finishPasskeyRegistration,
+  }),
+  route({
+    method: 'POST',
+    url: '/api/webauthn/login/begin',
+    access: 'guest',
+    rateLimit: 'critical',
+    handler: beginPasskeyLogin,
+  }),
+  route({
+    method: 'POST',
+    url: '/api/webauthn/login/finish',
+    access: 'guest',
+    rateLimit: 'critical',
+    body: passkeyLoginBody,
+    handler: finishPasskeyLogin,
+  }),
+  route({ method: 'GET', url: '/api/webauthn/credentials', access: 'user', handler: listPasskeys }),
+  route({
+    method: 'PUT',
+    url: '/api/webauthn/credentials/:id',
+    access: 'user',
+    params: idParams,
+    body: passkeyRenameBody,
+    handler: renamePasskey,
+  }),
+  route({
+    method: 'DELETE',
+    url: '/api/webauthn/credentials/:id',
+    access: 'user',
+    params: idParams,
+    handler: deletePasskey,
   }),
 
   // Current user

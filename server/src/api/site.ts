@@ -27,6 +27,7 @@ export function siteStatus(s: Services) {
     lark_login: o.LarkAuthEnabled,
     lark_client_id: o.LarkClientId,
     wechat_login: o.WeChatAuthEnabled,
+    passkey_login: o.PasskeyLoginEnabled,
     wechat_qrcode: o.WeChatAccountQRCodeImageURL,
     turnstile_check: o.TurnstileCheckEnabled,
     turnstile_site_key: o.TurnstileSiteKey,

@@ -44,6 +44,26 @@ export interface SessionsTable {
   user_agent: string;
 }
 
+/** One-time values shared by every node: verification codes, reset tokens, OAuth states. */
+export interface AuthCodesTable {
+  key: string;
+  value: string;
+  expires_at: number;
+}
+
+/** A WebAuthn credential (passkey) of a user; the public key is base64url COSE. */
+export interface PasskeysTable {
+  id: Generated<number>;
+  user_id: number;
+  credential_id: string;
+  public_key: string;
+  counter: number;
+  transports: string;
+  alias: string;
+  created_time: number;
+  last_used_time: number;
+}
+
 export interface TokensTable {
   id: Id;
   user_id: number;
@@ -294,12 +314,16 @@ export interface Tables {
   telegram_menus: TelegramMenusTable;
   options: OptionsTable;
   audit_logs: AuditLogsTable;
+  auth_codes: AuthCodesTable;
+  passkeys: PasskeysTable;
 }
 
 export type UserRow = Selectable<UsersTable>;
 export type NewUser = Insertable<UsersTable>;
 export type UserPatch = Updateable<UsersTable>;
 export type SessionRow = Selectable<SessionsTable>;
+export type PasskeyRow = Selectable<PasskeysTable>;
+export type NewPasskey = Insertable<PasskeysTable>;
 export type OptionRow = Selectable<OptionsTable>;
 export type AuditLogRow = Selectable<AuditLogsTable>;
 export type UserGroupRow = Selectable<UserGroupsTable>;

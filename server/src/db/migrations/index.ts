@@ -4,6 +4,8 @@ import type { Tables } from '../tables.js';
 import { initialMigration } from './0001-initial.js';
 import { reserveFunctionMigration } from './0002-reserve-function.js';
 import { logsStagingMigration } from './0003-logs-staging.js';
+import { authCodesMigration } from './0004-auth-codes.js';
+import { passkeysMigration } from './0005-passkeys.js';
 
 /** The static, ordered list of migrations. Names sort in the order they run. */
 export function migrations(dialect: DialectName): Record<string, Migration> {
@@ -11,6 +13,8 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0001_initial': initialMigration(dialect),
     '0002_reserve_function': reserveFunctionMigration(dialect),
     '0003_logs_staging': logsStagingMigration(dialect),
+    '0004_auth_codes': authCodesMigration(dialect),
+    '0005_passkeys': passkeysMigration(dialect),
   };
 }
 

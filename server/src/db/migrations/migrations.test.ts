@@ -17,12 +17,14 @@ async function migrateInChild(url: string): Promise<string[]> {
 
 const EXPECTED_TABLES = [
   'audit_logs',
+  'auth_codes',
   'channels',
   'logs',
   'midjourneys',
   'model_owners',
   'options',
   'orders',
+  'passkeys',
   'payments',
   'prices',
   'redemptions',
@@ -53,6 +55,8 @@ for (const target of engineTargets()) {
           '0001_initial',
           '0002_reserve_function',
           '0003_logs_staging',
+          '0004_auth_codes',
+          '0005_passkeys',
         ]);
         expect(await migrateToLatest(a.db, a.dialect)).toEqual([]);
         // PostgreSQL's introspection lists every schema on the server, other test files' too.

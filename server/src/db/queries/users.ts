@@ -8,6 +8,10 @@ import type { NewLog } from './logs.js';
 
 export type UsersQueries = ReturnType<typeof usersQueries>;
 
+/** The columns that bind a user to a sign-in provider's account id. */
+export const BINDING_COLUMNS = ['github_id', 'wechat_id', 'lark_id', 'oidc_id'] as const;
+export type BindingColumn = (typeof BINDING_COLUMNS)[number];
+
 export const USER_ORDERABLE = [
   'id',
   'username',
@@ -103,6 +107,30 @@ export function usersQueries({ db, dialect }: Database) {
     async byAccessTokenHash(hash: string): Promise<UserRow | undefined> {
       return live().where('access_token_hash', '=', hash).executeTakeFirst();
     },
+    /** The live user bound to a provider account (never matches the empty "not bound" value). */
+    async byBinding(column: BindingColumn, externalId: string): Promise<UserRow | undefined> {
+      if (!externalId) return undefined;
+      return live().where(column, '=', externalId).orderBy('id').executeTakeFirst();
+    },
+    /** Binds (or with '' unbinds) a provider account, only while the column still holds `expected`. */
+    async setBinding(id: number, column: BindingColumn, value: string, expected: string): Promise<boolean> {
+      const r = await db
+        .updateTable('users')
+        .set({ [column]: value })
+        .where('id', '=', id)
+        .where(column, '=', expected)
+        .where('deleted_at', 'is', null)
+        .executeTakeFirst();
+      return toNumber(r.numUpdatedRows) === 1;
+    },
+    /** The highest user id so far (deleted rows included), for fallback usernames like `github_<n>`. */
+    async maxId(): Promise<number> {
+      const row = await db
+        .selectFrom('users')
+        .select((eb) => eb.fn.max('id').as('m'))
+        .executeTakeFirst();
+      return toNumber(row?.m);
+    },
     async byAffCode(code: string): Promise<UserRow | undefined> {
       return live().where('aff_code', '=', code).executeTakeFirst();
     },
@@ -122,8 +150,9 @@ export function usersQueries({ db, dialect }: Database) {
       await db.updateTable('users').set(patch).where('id', '=', id).where('deleted_at', 'is', null).execute();
     },
     /**
-     * Users for the admin list. `keyword` matches an exact id, or a prefix (any case) of the
-     * username, email, display name or group.
+     * Users for the admin list. `keyword` matches an exact id, a prefix (any case) of the
+     * username, email, display name or group, or exactly a provider binding (GitHub, WeChat,
+     * Lark or OIDC id).
      */
     async list(
       keyword: string | undefined,
@@ -139,6 +168,7 @@ export function usersQueries({ db, dialect }: Database) {
               likeInsensitive(dialect, 'email', pattern),
               likeInsensitive(dialect, 'display_name', pattern),
               likeInsensitive(dialect, 'group', pattern),
+              ...BINDING_COLUMNS.map((c) => eb(c, '=', keyword)),
             ];
             if (/^\d{1,15}$/.test(keyword)) any.push(eb('id', '=', Number(keyword)));
             return eb.or(any);

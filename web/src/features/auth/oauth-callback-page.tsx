@@ -25,6 +25,8 @@ export default function OAuthCallbackPage() {
   const navigate = useNavigate();
   const { signIn } = useSession();
   const [failed, setFailed] = useState(false);
+  // The server's reason (a used link, a refused code, an account bound elsewhere) stays on the page.
+  const [reason, setReason] = useState('');
   const toLogin = useCallback(() => navigate('/login', { replace: true }), [navigate]);
   const [left, startCountdown] = useCountdown(toLogin);
   // An authorization code is single-use: StrictMode's second effect run must not spend it again.
@@ -33,6 +35,8 @@ export default function OAuthCallbackPage() {
   const provider = pathname.split('/').pop();
   const code = params.get('code');
   const state = params.get('state');
+  // OpenID providers name themselves in the redirect (RFC 9207); the server checks it.
+  const iss = params.get('iss');
 
   useEffect(() => {
     if (sent.current) return;
@@ -43,7 +47,7 @@ export default function OAuthCallbackPage() {
       return;
     }
     request<SessionUser>('GET', `/api/oauth/${provider}`, {
-      query: { code, state, aff: readText(StorageKey.aff) },
+      query: { code, state, iss, aff: readText(StorageKey.aff) },
     })
       .then((answer) => {
         if (answer.message === 'bind') {
@@ -54,11 +58,12 @@ export default function OAuthCallbackPage() {
         }
         navigate(PANEL_BASE, { replace: true });
       })
-      .catch(() => {
+      .catch((error: unknown) => {
+        setReason(error instanceof Error ? error.message : '');
         setFailed(true);
         startCountdown(REDIRECT_SECONDS);
       });
-  }, [provider, code, state, signIn, navigate, startCountdown, t]);
+  }, [provider, code, state, iss, signIn, navigate, startCountdown, t]);
 
   return (
     <Stack spacing={2} sx={{ alignItems: 'center', py: 10 }} data-testid="oauth-callback">
@@ -66,6 +71,11 @@ export default function OAuthCallbackPage() {
       <Typography color={failed ? 'error' : 'text.secondary'}>
         {failed ? t('oauth.failed', { count: left }) : t('oauth.working')}
       </Typography>
+      {failed && reason && (
+        <Typography color="text.secondary" data-testid="oauth-error">
+          {reason}
+        </Typography>
+      )}
     </Stack>
   );
 }

@@ -14,8 +14,9 @@ describe('third-party authorize addresses', () => {
 
   it('sends Lark back to /oauth/lark under the base path', () => {
     const url = new URL(larkAuthorizeUrl('app', 'st8', 'https://gw.example', '/console'));
+    expect(url.origin + url.pathname).toBe('https://accounts.feishu.cn/open-apis/authen/v1/authorize');
     expect(url.searchParams.get('redirect_uri')).toBe('https://gw.example/console/oauth/lark');
-    expect(url.searchParams.get('app_id')).toBe('app');
+    expect(url.searchParams.get('client_id')).toBe('app');
     expect(url.searchParams.get('state')).toBe('st8');
   });
 

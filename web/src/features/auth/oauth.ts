@@ -12,13 +12,14 @@ export function githubAuthorizeUrl(clientId: string, state: string): string {
   return `https://github.com/login/oauth/authorize?${q}`;
 }
 
+/** Lark's current web authorization page; its codes are exchanged at the v2 token endpoint. */
 export function larkAuthorizeUrl(appId: string, state: string, origin: string, base?: string): string {
   const q = new URLSearchParams({
+    client_id: appId,
     redirect_uri: origin + withBase('/oauth/lark', base),
-    app_id: appId,
     state,
   });
-  return `https://open.feishu.cn/open-apis/authen/v1/index?${q}`;
+  return `https://accounts.feishu.cn/open-apis/authen/v1/authorize?${q}`;
 }
 
 /** Spec §8: a failed state fetch shows the server's message (the api client does) and aborts. */

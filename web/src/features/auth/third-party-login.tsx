@@ -1,15 +1,22 @@
 import BusinessCenterOutlined from '@mui/icons-material/BusinessCenterOutlined';
 import ChatOutlined from '@mui/icons-material/ChatOutlined';
 import GitHub from '@mui/icons-material/GitHub';
+import KeyOutlined from '@mui/icons-material/KeyOutlined';
 import LoginOutlined from '@mui/icons-material/LoginOutlined';
 import Button from '@mui/material/Button';
 import Divider from '@mui/material/Divider';
 import Stack from '@mui/material/Stack';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useNavigate } from 'react-router';
+import { PANEL_BASE } from '../../app/routes';
+import { useSession } from '../../app/session-context';
+import { ApiError, showErrorToast } from '../../lib/api-client';
 import { basePath } from '../../lib/base-path';
+import { toast } from '../../lib/toast';
 import type { SiteInfo } from '../site/site-info';
 import { fetchOAuthState, fetchOidcEndpoint, githubAuthorizeUrl, larkAuthorizeUrl } from './oauth';
+import { passkeySignIn } from './passkey';
 import { WechatLoginDialog } from './wechat-login-dialog';
 
 /** The sign-in buttons the administrator turned on (spec §1, §2 Login). */
@@ -17,7 +24,23 @@ export function ThirdPartyLogin({ site }: { site: SiteInfo }) {
   const { t } = useTranslation();
   const [busy, setBusy] = useState(false);
   const [wechatOpen, setWechatOpen] = useState(false);
-  if (!site.github_oauth && !site.lark_login && !site.oidc_auth && !site.wechat_login) return null;
+  const { signIn } = useSession();
+  const navigate = useNavigate();
+  if (!site.github_oauth && !site.lark_login && !site.oidc_auth && !site.wechat_login && !site.passkey_login)
+    return null;
+
+  const withPasskey = async () => {
+    setBusy(true);
+    try {
+      signIn(await passkeySignIn());
+      toast.success(t('auth.login.success'));
+      navigate(PANEL_BASE);
+    } catch (error) {
+      // The api client reported its own failures; the browser's (a cancelled prompt) are shown here.
+      if (!(error instanceof ApiError)) showErrorToast(error);
+      setBusy(false);
+    }
+  };
 
   // A failed call has already been reported by the api client; the redirect is simply not made.
   const redirect = (target: () => Promise<string>) => async () => {
@@ -37,6 +60,7 @@ export function ThirdPartyLogin({ site }: { site: SiteInfo }) {
           <Button
             variant="outlined"
             startIcon={<GitHub />}
+            data-testid="login-github"
             disabled={busy}
             onClick={redirect(async () => githubAuthorizeUrl(site.github_client_id, await fetchOAuthState()))}
           >
@@ -47,6 +71,7 @@ export function ThirdPartyLogin({ site }: { site: SiteInfo }) {
           <Button
             variant="outlined"
             startIcon={<BusinessCenterOutlined />}
+            data-testid="login-lark"
             disabled={busy}
             onClick={redirect(async () =>
               larkAuthorizeUrl(
@@ -64,14 +89,31 @@ export function ThirdPartyLogin({ site }: { site: SiteInfo }) {
           <Button
             variant="outlined"
             startIcon={<LoginOutlined />}
+            data-testid="login-oidc"
             disabled={busy}
             onClick={redirect(fetchOidcEndpoint)}
           >
             {t('auth.login.oidc')}
           </Button>
         )}
+        {site.passkey_login && (
+          <Button
+            variant="outlined"
+            startIcon={<KeyOutlined />}
+            data-testid="login-passkey"
+            disabled={busy}
+            onClick={withPasskey}
+          >
+            {t('auth.login.passkey')}
+          </Button>
+        )}
         {site.wechat_login && (
-          <Button variant="outlined" startIcon={<ChatOutlined />} onClick={() => setWechatOpen(true)}>
+          <Button
+            variant="outlined"
+            startIcon={<ChatOutlined />}
+            data-testid="login-wechat"
+            onClick={() => setWechatOpen(true)}
+          >
             {t('auth.login.wechat')}
           </Button>
         )}

@@ -16,15 +16,20 @@ import { apiGet } from '../../lib/api-client';
 import { readText, StorageKey } from '../../lib/storage';
 import { toast } from '../../lib/toast';
 
-/** WeChat verification-code login: scan the account's QR code, then type the code it replies with. */
+/**
+ * WeChat verification-code login: scan the account's QR code, then type the code it replies with.
+ * With `onBound` it binds WeChat to the signed-in user instead (the profile's bindings).
+ */
 export function WechatLoginDialog({
   open,
   qrCode,
   onClose,
+  onBound,
 }: {
   open: boolean;
   qrCode: string;
   onClose: () => void;
+  onBound?: () => void;
 }) {
   const { t } = useTranslation();
   const { signIn } = useSession();
@@ -32,11 +37,19 @@ export function WechatLoginDialog({
   const [code, setCode] = useState('');
   const login = useMutation({
     mutationFn: () =>
-      apiGet<SessionUser>('/api/oauth/wechat', {
-        query: { code: code.trim(), aff: readText(StorageKey.aff) },
-      }),
+      onBound
+        ? apiGet<null>('/api/oauth/wechat/bind', { query: { code: code.trim() } })
+        : apiGet<SessionUser>('/api/oauth/wechat', {
+            query: { code: code.trim(), aff: readText(StorageKey.aff) },
+          }),
     onSuccess: (user) => {
-      signIn(user);
+      if (onBound) {
+        toast.success(t('oauth.bound'));
+        setCode('');
+        onBound();
+        return;
+      }
+      if (user) signIn(user);
       toast.success(t('auth.login.success'));
       navigate(PANEL_BASE);
     },
@@ -58,6 +71,7 @@ export function WechatLoginDialog({
         </Typography>
         <TextField
           fullWidth
+          slotProps={{ htmlInput: { 'data-testid': 'wechat-code' } }}
           label={t('auth.wechat.code')}
           value={code}
           onChange={(e) => setCode(e.target.value)}
@@ -65,7 +79,12 @@ export function WechatLoginDialog({
       </DialogContent>
       <DialogActions>
         <Button onClick={onClose}>{t('common.cancel')}</Button>
-        <Button variant="contained" disabled={!code.trim() || login.isPending} onClick={() => login.mutate()}>
+        <Button
+          variant="contained"
+          data-testid="wechat-submit"
+          disabled={!code.trim() || login.isPending}
+          onClick={() => login.mutate()}
+        >
           {t('auth.wechat.submit')}
         </Button>
       </DialogActions>

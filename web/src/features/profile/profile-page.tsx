@@ -24,12 +24,17 @@ import { useForm } from 'react-hook-form';
 import { useTranslation } from 'react-i18next';
 import { useSession } from '../../app/session-context';
 import { CopyField } from '../../components/copy-field';
-import { apiGet, apiPut } from '../../lib/api-client';
+import { apiGet, apiPost, apiPut } from '../../lib/api-client';
+import { basePath } from '../../lib/base-path';
 import { copyText } from '../../lib/clipboard';
 import { schemaResolver } from '../../lib/form-resolver';
 import { toast } from '../../lib/toast';
 import { useInviteLink } from '../account/use-invite-link';
 import { selfQueryKey, useSelf } from '../account/use-self';
+import { fetchOAuthState, fetchOidcEndpoint, githubAuthorizeUrl, larkAuthorizeUrl } from '../auth/oauth';
+import { WechatLoginDialog } from '../auth/wechat-login-dialog';
+import { type SiteInfo, useSiteInfo } from '../site/site-info';
+import { PasskeysCard } from './passkeys-card';
 
 function ProfileFormCard({ self }: { self: SelfUser }) {
   const { t } = useTranslation();
@@ -136,14 +141,62 @@ function AccessTokenCard({ self }: { self: SelfUser }) {
   );
 }
 
+type Provider = 'github' | 'wechat' | 'lark' | 'oidc';
+
+/** Where "bind" sends the browser: the same redirect as the login page's button, made while signed in. */
+function bindTarget(provider: Provider, site: SiteInfo): (() => Promise<string>) | undefined {
+  if (provider === 'github' && site.github_oauth)
+    return async () => githubAuthorizeUrl(site.github_client_id, await fetchOAuthState());
+  if (provider === 'lark' && site.lark_login)
+    return async () =>
+      larkAuthorizeUrl(site.lark_client_id, await fetchOAuthState(), window.location.origin, basePath);
+  if (provider === 'oidc' && site.oidc_auth) return fetchOidcEndpoint;
+  return undefined;
+}
+
 function BindingsCard({ self }: { self: SelfUser }) {
   const { t } = useTranslation();
-  const rows: { id: string; icon: ReactNode; label: string; value: string }[] = [
+  const site = useSiteInfo();
+  const queryClient = useQueryClient();
+  const [busy, setBusy] = useState(false);
+  const [wechatOpen, setWechatOpen] = useState(false);
+  const unbind = useMutation({
+    mutationFn: (type: Provider) => apiPost('/api/user/unbind', { type }),
+    onSuccess: () => {
+      toast.success(t('user.profile.unbound'));
+      void queryClient.invalidateQueries({ queryKey: selfQueryKey });
+    },
+  });
+  const rows: { id: string; icon: ReactNode; label: string; value: string; provider?: Provider }[] = [
     { id: 'email', icon: <MailOutline />, label: t('user.profile.bindEmail'), value: self.email },
-    { id: 'github', icon: <GitHub />, label: t('user.profile.bindGithub'), value: self.github_id },
-    { id: 'wechat', icon: <WeChat />, label: t('user.profile.bindWechat'), value: self.wechat_id },
-    { id: 'lark', icon: <VerifiedUserOutlined />, label: t('user.profile.bindLark'), value: self.lark_id },
-    { id: 'oidc', icon: <VerifiedUserOutlined />, label: t('user.profile.bindOidc'), value: self.oidc_id },
+    {
+      id: 'github',
+      icon: <GitHub />,
+      label: t('user.profile.bindGithub'),
+      value: self.github_id,
+      provider: 'github',
+    },
+    {
+      id: 'wechat',
+      icon: <WeChat />,
+      label: t('user.profile.bindWechat'),
+      value: self.wechat_id,
+      provider: 'wechat',
+    },
+    {
+      id: 'lark',
+      icon: <VerifiedUserOutlined />,
+      label: t('user.profile.bindLark'),
+      value: self.lark_id,
+      provider: 'lark',
+    },
+    {
+      id: 'oidc',
+      icon: <VerifiedUserOutlined />,
+      label: t('user.profile.bindOidc'),
+      value: self.oidc_id,
+      provider: 'oidc',
+    },
     {
       id: 'telegram',
       icon: <Telegram />,
@@ -151,26 +204,73 @@ function BindingsCard({ self }: { self: SelfUser }) {
       value: self.telegram_id ? String(self.telegram_id) : '',
     },
   ];
+  // A failed call has already been reported by the api client; the redirect is simply not made.
+  const startBind = (target: () => Promise<string>) => async () => {
+    setBusy(true);
+    try {
+      window.location.assign(await target());
+    } catch {
+      setBusy(false);
+    }
+  };
   return (
     <Card>
       <CardHeader title={t('user.profile.bindingsTitle')} subheader={t('user.profile.bindingsHint')} />
       <List dense data-testid="profile-bindings">
-        {rows.map((row) => (
-          <ListItem
-            key={row.id}
-            secondaryAction={
-              <Chip
-                size="small"
-                color={row.value ? 'success' : 'default'}
-                label={row.value ? t('user.profile.bound') : t('user.profile.notBound')}
-              />
-            }
-          >
-            <ListItemIcon>{row.icon}</ListItemIcon>
-            <ListItemText primary={row.label} secondary={row.value || undefined} />
-          </ListItem>
-        ))}
+        {rows.map((row) => {
+          const target = row.provider && !row.value ? bindTarget(row.provider, site) : undefined;
+          const provider = row.provider;
+          return (
+            <ListItem
+              key={row.id}
+              data-testid={`binding-${row.id}`}
+              secondaryAction={
+                <Stack direction="row" spacing={1} sx={{ alignItems: 'center' }}>
+                  <Chip
+                    size="small"
+                    color={row.value ? 'success' : 'default'}
+                    label={row.value ? t('user.profile.bound') : t('user.profile.notBound')}
+                  />
+                  {row.provider === 'wechat' && !row.value && site.wechat_login && (
+                    <Button size="small" onClick={() => setWechatOpen(true)}>
+                      {t('user.profile.bind')}
+                    </Button>
+                  )}
+                  {target && (
+                    <Button size="small" disabled={busy} onClick={startBind(target)}>
+                      {t('user.profile.bind')}
+                    </Button>
+                  )}
+                  {provider && row.value && (
+                    <Button
+                      size="small"
+                      color="warning"
+                      disabled={unbind.isPending}
+                      onClick={() => unbind.mutate(provider)}
+                    >
+                      {t('user.profile.unbind')}
+                    </Button>
+                  )}
+                </Stack>
+              }
+            >
+              <ListItemIcon>{row.icon}</ListItemIcon>
+              <ListItemText primary={row.label} secondary={row.value || undefined} />
+            </ListItem>
+          );
+        })}
       </List>
+      {site.wechat_login && (
+        <WechatLoginDialog
+          open={wechatOpen}
+          qrCode={site.wechat_qrcode}
+          onClose={() => setWechatOpen(false)}
+          onBound={() => {
+            setWechatOpen(false);
+            void queryClient.invalidateQueries({ queryKey: selfQueryKey });
+          }}
+        />
+      )}
     </Card>
   );
 }
@@ -180,6 +280,7 @@ export default function ProfilePage() {
   const { t } = useTranslation();
   const { data: self } = useSelf();
   const inviteLink = useInviteLink();
+  const site = useSiteInfo();
   if (!self) return null;
   return (
     <Box
@@ -200,6 +301,7 @@ export default function ProfilePage() {
           </CardContent>
         </Card>
         <BindingsCard self={self} />
+        {site.passkey_login && <PasskeysCard />}
       </Box>
     </Box>
   );

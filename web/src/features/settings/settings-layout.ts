@@ -96,6 +96,7 @@ export const SETTINGS_LAYOUT: Record<OptionSection, readonly SettingsCard[]> = {
       id: 'wechat',
       keys: ['WeChatAuthEnabled', 'WeChatServerAddress', 'WeChatServerToken', 'WeChatAccountQRCodeImageURL'],
     },
+    { id: 'passkey', keys: ['PasskeyLoginEnabled'] },
     { id: 'turnstile', keys: ['TurnstileCheckEnabled', 'TurnstileSiteKey', 'TurnstileSecretKey'] },
   ],
   other: [

@@ -29,6 +29,8 @@ export interface SiteInfo {
   lark_client_id: string;
   wechat_login: boolean;
   wechat_qrcode: string;
+  /** Passkeys (WebAuthn) are turned on: the login page offers them and the profile manages them. */
+  passkey_login: boolean;
   turnstile_check: boolean;
   turnstile_site_key: string;
   telegram_bot: string;
@@ -63,6 +65,7 @@ export const DEFAULT_SITE_INFO: SiteInfo = {
   lark_client_id: '',
   wechat_login: false,
   wechat_qrcode: '',
+  passkey_login: false,
   turnstile_check: false,
   turnstile_site_key: '',
   telegram_bot: '',

@@ -120,7 +120,10 @@ export default function UserListPage() {
       cell: (u) => (
         <Box sx={{ display: 'flex', gap: 0.5, flexWrap: 'wrap' }}>
           {BINDINGS.filter(([field]) => Boolean(u[field])).map(([field, label]) => (
-            <Chip key={field} size="small" variant="outlined" label={t(label)} />
+            // The bound id in the tooltip: it is what the search box finds the user by.
+            <Tooltip key={field} title={String(u[field])}>
+              <Chip size="small" variant="outlined" label={t(label)} data-testid={`user-binding-${field}`} />
+            </Tooltip>
           ))}
         </Box>
       ),

@@ -146,6 +146,7 @@ export const enUS: Messages = {
       github: 'Sign in with GitHub',
       lark: 'Sign in with Lark',
       oidc: 'Sign in with OIDC',
+      passkey: 'Sign in with a passkey',
       wechat: 'Sign in with WeChat',
       passwordLoginDisabled: 'The administrator has turned off password login',
     },

@@ -146,6 +146,7 @@ export const jaJP: Messages = {
       github: 'GitHub でログイン',
       lark: 'Lark でログイン',
       oidc: 'OIDC でログイン',
+      passkey: 'パスキーでログイン',
       wechat: 'WeChat でログイン',
       passwordLoginDisabled: '管理者がパスワードログインを無効にしています',
     },

@@ -145,6 +145,7 @@ export const zhCN = {
       github: '使用 GitHub 登录',
       lark: '使用飞书登录',
       oidc: '使用 OIDC 登录',
+      passkey: '使用通行密钥登录',
       wechat: '使用微信登录',
       passwordLoginDisabled: '管理员已关闭密码登录',
     },

@@ -146,6 +146,7 @@ export const zhHK: Messages = {
       github: '使用 GitHub 登入',
       lark: '使用飛書登入',
       oidc: '使用 OIDC 登入',
+      passkey: '使用通行密鑰登入',
       wechat: '使用微信登入',
       passwordLoginDisabled: '管理員已關閉密碼登入',
     },
