@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { engineTargets } from '../test/databases.js';
 import { createTestApp, ROOT_PASSWORD, type TestApp } from '../test/test-app.js';
 
 describe('options API', () => {
@@ -82,3 +83,68 @@ describe('options API', () => {
     expect((await t.call({ method: 'GET', url: '/api/notice' })).json().data).toBe('Maintenance at 22:00');
   });
 });
+
+for (const target of engineTargets()) {
+  describe.skipIf(target.skipReason !== undefined)(
+    `saving a whole settings section on ${target.engine}`,
+    () => {
+      let t: TestApp;
+      let root: string;
+      beforeAll(async () => {
+        t = await createTestApp({ engine: target });
+        root = await t.signIn('root', ROOT_PASSWORD);
+      });
+      afterAll(async () => t?.close());
+
+      it('answers 200 and audits the keys, however many and however long their names', async () => {
+        // Twenty keys whose names joined run past the audit log's 191-character target column.
+        const keys = [
+          'SystemName',
+          'Logo',
+          'Footer',
+          'About',
+          'HomePageContent',
+          'Notice',
+          'ServerAddress',
+          'ChatLink',
+          'ChatLinks',
+          'TopUpLink',
+          'QuotaPerUnit',
+          'DisplayInCurrencyEnabled',
+          'DisplayTokenStatEnabled',
+          'ApproximateTokenEnabled',
+          'LogConsumeEnabled',
+          'RetryTimes',
+          'RetryCooldownSeconds',
+          'PreConsumedQuota',
+          'QuotaForNewUser',
+          'QuotaForInviter',
+        ];
+        const current = new Map(
+          (
+            (await t.call({ method: 'GET', url: '/api/option/', headers: { cookie: root } })).json().data as {
+              key: string;
+              value: string;
+            }[]
+          ).map((o) => [o.key, o.value]),
+        );
+        const known = keys.filter((k) => current.has(k));
+        expect(known.join(',').length).toBeGreaterThan(191);
+        const values = Object.fromEntries(
+          known.map((k) => [k, k === 'Notice' ? 'Saved in one go' : current.get(k)!]),
+        );
+        const res = await t.call({
+          method: 'PUT',
+          url: '/api/option/',
+          headers: { cookie: root },
+          payload: { options: values },
+        });
+        expect(res.statusCode).toBe(200);
+        const [last] = await t.s.repos.auditLogs.recent(1);
+        expect(last).toMatchObject({ action: 'option.update', target_id: `${known.length} keys` });
+        expect(Object.keys(JSON.parse(last!.detail).values)).toHaveLength(known.length);
+        expect(JSON.parse(last!.detail).values.Notice).toBe('Saved in one go');
+      });
+    },
+  );
+}

@@ -24,7 +24,8 @@ export async function putOptions({ s, caller, body, ip }: RouteContext<OptionUpd
     caller,
     ip,
     'option.update',
-    { type: 'option', id: changed.join(',') },
+    // A section saves many keys at once: they are named in the detail, the target says how many.
+    { type: 'option', id: changed.length === 1 ? changed[0]! : `${changed.length} keys` },
     {
       values: Object.fromEntries(changed.map((k) => [k, secretKeys.has(k) ? '(secret)' : values[k]])),
     },
