@@ -39,6 +39,7 @@ import { usersQueries } from './db/queries/users.js';
 import { type SeedResult, seedDatabase } from './db/seed.js';
 import { StatisticsRollup } from './jobs/statistics-rollup.js';
 import { type Mailer, SmtpMailer } from './mail/mailer.js';
+import { resolveNodeId } from './node-id.js';
 import { OptionStore } from './options/option-store.js';
 import { TokenCounter } from './providers/token-counter.js';
 import { VertexTokenCache } from './providers/vertex/access-token.js';
@@ -101,7 +102,10 @@ export async function composeServices(
     }
   }
 
-  const database = createDb(config.databaseUrl);
+  const database = createDb(config.databaseUrl, {
+    onConnectionError: (err) =>
+      warn(`a database connection was lost (${err.message}); the pool opens another`),
+  });
   closers.push(() => database.close());
   try {
     await migrateToLatest(database.db, database.dialect);
@@ -182,8 +186,15 @@ export async function composeServices(
             writesElsewhere: database.sqliteWrites,
             nowMs: clock.nowMs,
           })
-        : new KyselyLedgerStore(database, new WriteBatcher(database.db)),
+        : new KyselyLedgerStore(database, new WriteBatcher(database.db), {
+            nodeId: resolveNodeId(config.dataDir, config.nodeId),
+            leaseSeconds: config.reserveLeaseSeconds,
+            nowSeconds: clock.nowSeconds,
+            onError: warn,
+          }),
     );
+    // What a previous run of this node held when it stopped is given back before anything is served.
+    await ledger.start();
     // Drains pending settlements before the database closes (closers run in reverse order).
     closers.push(() => ledger.close());
     // No cap on connections per upstream: a cap queues streams behind each other (1000 slow streams

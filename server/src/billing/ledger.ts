@@ -54,6 +54,11 @@ export interface Settlement {
 
 /** Where the ledger's SQL runs. Every balance change is a relative, conditional UPDATE. */
 export interface LedgerStore {
+  /**
+   * A name for the next reserve's record, when the store keeps one (`held.ref`): made before the
+   * reserve is sent so that a reserve whose answer was lost can still be found and given back.
+   */
+  nextRef?(): string;
   /** Holds `held.amount` (> 0) from the user and, unless unlimited, the token: both or neither. */
   reserve(held: HeldQuota): Promise<ReserveRefusal | null>;
   /**
@@ -66,6 +71,8 @@ export interface LedgerStore {
   release(held: HeldQuota): Promise<void>;
   /** Resolves when everything submitted before the call is committed, its log rows in `logs`. */
   flush(): Promise<void>;
+  /** Before the first reserve: gives back what this node held when it last stopped, keeps its reserves alive. */
+  start?(): Promise<void>;
   /** Refuses new work and drains what was submitted (graceful shutdown). */
   close(): Promise<void>;
 }
@@ -91,6 +98,7 @@ class IssuedReservation implements Reservation {
     readonly tokenId: number,
     readonly tokenUnlimited: boolean,
     readonly amount: number,
+    readonly ref: string | undefined,
   ) {
     this.#issuer = issuer;
     Object.freeze(this);
@@ -124,6 +132,7 @@ export class Ledger {
       request.tokenId,
       request.tokenUnlimited,
       request.amount,
+      request.amount > 0 ? this.store.nextRef?.() : undefined,
     );
     if (reservation.amount > 0) {
       const refusal = await this.store.reserve(reservation);
@@ -180,6 +189,11 @@ export class Ledger {
   /** Resolves when every settlement and release started before the call is committed, and logged. */
   flush(): Promise<void> {
     return this.store.flush();
+  }
+
+  /** Before serving: see `LedgerStore.start`. */
+  async start(): Promise<void> {
+    await this.store.start?.();
   }
 
   close(): Promise<void> {

@@ -27,6 +27,8 @@ export interface HeldQuota {
   tokenId: number;
   tokenUnlimited: boolean;
   amount: number;
+  /** The row of `reserves` that records a reserve held in the database (PostgreSQL, MySQL). */
+  ref?: string | undefined;
 }
 
 /**

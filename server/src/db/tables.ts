@@ -276,7 +276,24 @@ export interface AuditLogsTable {
   ip: string;
 }
 
+/** A quota reserve held in the database (PostgreSQL, MySQL) until its settlement; migration 0004. */
+export interface ReservesTable {
+  /** Made by the node: its boot id and a sequence number. */
+  id: string;
+  node_id: string;
+  user_id: number;
+  token_id: number;
+  /** 1 when the reserve was also taken from the token's `remain_quota`. */
+  token_limited: number;
+  amount: number;
+  /** Unix seconds; the node renews it while it lives. */
+  expires_at: number;
+  /** 1 once given back by a start-up or an expiry sweep (the row stays so a late settlement knows). */
+  returned: number;
+}
+
 export interface Tables {
+  reserves: ReservesTable;
   users: UsersTable;
   sessions: SessionsTable;
   tokens: TokensTable;

@@ -4,6 +4,7 @@ import type { Tables } from '../tables.js';
 import { initialMigration } from './0001-initial.js';
 import { reserveFunctionMigration } from './0002-reserve-function.js';
 import { logsStagingMigration } from './0003-logs-staging.js';
+import { reservesMigration } from './0004-reserves.js';
 
 /** The static, ordered list of migrations. Names sort in the order they run. */
 export function migrations(dialect: DialectName): Record<string, Migration> {
@@ -11,6 +12,7 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0001_initial': initialMigration(dialect),
     '0002_reserve_function': reserveFunctionMigration(dialect),
     '0003_logs_staging': logsStagingMigration(dialect),
+    '0004_reserves': reservesMigration(dialect),
   };
 }
 

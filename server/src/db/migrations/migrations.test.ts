@@ -26,6 +26,7 @@ const EXPECTED_TABLES = [
   'payments',
   'prices',
   'redemptions',
+  'reserves',
   'sessions',
   'statistics',
   'tasks',
@@ -53,6 +54,7 @@ for (const target of engineTargets()) {
           '0001_initial',
           '0002_reserve_function',
           '0003_logs_staging',
+          '0004_reserves',
         ]);
         expect(await migrateToLatest(a.db, a.dialect)).toEqual([]);
         // PostgreSQL's introspection lists every schema on the server, other test files' too.
