@@ -290,18 +290,43 @@ async function main(): Promise<void> {
   }
 
   let stopping = false;
+  /**
+   * Readiness turns false and every request left gets `Connection: close`; calls and streams in
+   * flight get SHUTDOWN_DRAIN_SECONDS to finish, then their connections are cut (a cut call is still
+   * billed for what it delivered). Then the settlements are committed, the reserves this node still
+   * holds given back and the database closed, within SHUTDOWN_GRACE_MS; only then does it exit.
+   */
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    app.log.info({ signal }, 'shutting down: no new connections, finishing requests in flight');
-    const force = setTimeout(() => {
-      app.log.error('shutdown grace period over; exiting');
-      process.exit(1);
-    }, config.shutdownGraceMs);
-    force.unref();
+    app.log.info(
+      { signal, drainMs: config.shutdownDrainMs },
+      'shutting down: not ready, no new connections, finishing requests in flight',
+    );
     try {
-      await app.close();
+      app.drain.begin(app.server);
+      const closed = app.close();
+      let timer: NodeJS.Timeout | undefined;
+      const drained = await Promise.race([
+        closed.then(() => true),
+        new Promise<boolean>((resolve) => {
+          timer = setTimeout(() => resolve(false), config.shutdownDrainMs);
+        }),
+      ]);
+      clearTimeout(timer);
+      if (!drained) {
+        app.log.warn('drain time over: cutting the connections still open');
+        app.server.closeAllConnections();
+        await closed;
+      }
+      app.drain.end();
+      const force = setTimeout(() => {
+        app.log.error('shutdown grace period over; exiting before every settlement was committed');
+        process.exit(1);
+      }, config.shutdownGraceMs);
+      force.unref();
       await services.close();
+      app.log.info('stopped: every settlement committed');
       process.exit(0);
     } catch (err) {
       app.log.error({ err }, 'error during shutdown');
