@@ -1,14 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { TokenStatus } from '@switchyard/domain';
 import { type Insertable, sql, type Transaction } from 'kysely';
+import { isConnectionLoss } from '../db/connection-loss.js';
 import type { Database } from '../db/create-db.js';
+import { storableText } from '../db/storable-text.js';
 import type { LogsTable, Tables } from '../db/tables.js';
 import type { ConsumeLog, LedgerStore, ReserveRefusal } from './ledger.js';
 import { settlementAmounts, withShortfall } from './settlement.js';
 import { type LockedBalances, needsRoom, type PlannedSettle, planSettlements } from './settlement-plan.js';
 import { SettlementQueue } from './settlement-queue.js';
 import type { HeldQuota, SettledAmounts } from './sqlite-ledger-core.js';
-import type { WriteBatcher } from './write-batcher.js';
+import { type WriteBatcher, WriteBatcherClosedError } from './write-batcher.js';
 
 /** A settlement (`settle` set) or a release waiting for its group. */
 interface QueuedSettle {
@@ -61,6 +63,21 @@ const NOTHING: SettledAmounts = { charged: 0, refunded: 0, shortfall: 0 };
 const RETURN_BATCH = 500;
 /** Rows of reserves given back are kept this long, for a settlement that may still come. */
 const RETURNED_KEPT_SECONDS = 86_400;
+
+/** Columns of `logs` that are indexed strings (191 characters on MySQL). */
+const SHORT_LOG_COLUMNS = ['username', 'token_name', 'model_name', 'group', 'source_ip'] as const;
+
+/** A log row every engine stores: text without NUL or lone surrogates, short columns cut to 191. */
+function storableLog(log: ConsumeLog): ConsumeLog {
+  const out: Record<string, unknown> = { ...log };
+  for (const [key, value] of Object.entries(out))
+    if (typeof value === 'string') out[key] = storableText(value);
+  for (const key of SHORT_LOG_COLUMNS) {
+    const value = out[key];
+    if (typeof value === 'string' && value.length > 191) out[key] = value.slice(0, 191);
+  }
+  return out as ConsumeLog;
+}
 
 class Refusal extends Error {
   constructor(readonly reason: ReserveRefusal) {
@@ -275,7 +292,55 @@ export class KyselyLedgerStore implements LedgerStore {
   }
 
   settle(held: HeldQuota, finalQuota: number, log: ConsumeLog, recordLog: boolean): Promise<SettledAmounts> {
-    return this.queue.add({ held, settle: { finalQuota, log, recordLog } });
+    return this.queue
+      .add({ held, settle: { finalQuota, log, recordLog } })
+      .catch((err: unknown) => this.refused(err, held, finalQuota, log, recordLog));
+  }
+
+  /**
+   * A settlement the database refused for good (not a lost connection, which the writer waits out,
+   * nor a closed ledger): it runs again with its log row's text cleaned, and is kept in
+   * `settlement_dead_letters` with the error, whether it was then charged, and an error line.
+   */
+  private async refused(
+    err: unknown,
+    held: HeldQuota,
+    finalQuota: number,
+    log: ConsumeLog,
+    recordLog: boolean,
+  ): Promise<SettledAmounts> {
+    if (err instanceof WriteBatcherClosedError || isConnectionLoss(err)) throw err;
+    let amounts: SettledAmounts | undefined;
+    let again: unknown;
+    try {
+      amounts = await this.queue.add({ held, settle: { finalQuota, log: storableLog(log), recordLog } });
+    } catch (e) {
+      again = e;
+    }
+    const charged = amounts !== undefined;
+    this.onError(
+      `the database refused the settlement of user ${held.userId}, token ${held.tokenId} (${String(err)}); ` +
+        `${charged ? 'charged with its text cleaned' : `NOT charged (${String(again)})`}; kept in settlement_dead_letters`,
+    );
+    await this.database.db
+      .insertInto('settlement_dead_letters')
+      .values({
+        created_at: this.nowSeconds(),
+        user_id: held.userId,
+        token_id: held.tokenId,
+        channel_id: log.channel_id ?? 0,
+        reserved: held.amount,
+        final_quota: finalQuota,
+        charged: charged ? 1 : 0,
+        error: storableText(String(err)),
+        log: JSON.stringify(log),
+      })
+      .execute()
+      .catch((e: unknown) =>
+        this.onError(`could not keep a refused settlement: ${String(e)}; it was ${JSON.stringify(log)}`),
+      );
+    if (!amounts) throw err;
+    return amounts;
   }
 
   async release(held: HeldQuota): Promise<void> {

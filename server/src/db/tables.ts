@@ -292,8 +292,25 @@ export interface ReservesTable {
   returned: number;
 }
 
+/** A settlement the database refused, kept for an administrator; migration 0005. */
+export interface SettlementDeadLettersTable {
+  id: Generated<number>;
+  created_at: number;
+  user_id: number;
+  token_id: number;
+  channel_id: number;
+  reserved: number;
+  final_quota: number;
+  /** 1 when it was charged after all, with its log row's text cleaned. */
+  charged: number;
+  error: string;
+  /** The consume log row as given, as JSON. */
+  log: string;
+}
+
 export interface Tables {
   reserves: ReservesTable;
+  settlement_dead_letters: SettlementDeadLettersTable;
   users: UsersTable;
   sessions: SessionsTable;
   tokens: TokensTable;

@@ -7,6 +7,7 @@ import type { Reservation } from '../billing/ledger.js';
 import type { ModelPrice } from '../billing/price-book.js';
 import { breakdownMetadata, computeQuota, reserveAmount } from '../billing/quota-math.js';
 import { emptyUsage, type Usage } from '../billing/usage.js';
+import { hasUnstorableText } from '../db/storable-text.js';
 import type { UpstreamError } from '../providers/openai/errors.js';
 import type { UpstreamRequest } from '../providers/openai/request.js';
 import { countText } from '../providers/token-counter.js';
@@ -358,6 +359,8 @@ async function relayCall(
   const call = await buildCall(caller);
   const model = call.model;
   if (model.trim() === '') throw relayErrors.badRequest('model is required', 'model');
+  if (hasUnstorableText(model))
+    throw relayErrors.badRequest('model holds a NUL character or invalid UTF-8', 'model');
   if (caller.allowedModels && !caller.allowedModels.has(model)) throw relayErrors.modelNotAllowed(model);
   if (call.maxTokens !== undefined && (call.maxTokens < 0 || call.maxTokens > 2 ** 30)) {
     throw relayErrors.badRequest('max_tokens is out of range', 'max_tokens');

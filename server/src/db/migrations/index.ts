@@ -5,6 +5,7 @@ import { initialMigration } from './0001-initial.js';
 import { reserveFunctionMigration } from './0002-reserve-function.js';
 import { logsStagingMigration } from './0003-logs-staging.js';
 import { reservesMigration } from './0004-reserves.js';
+import { settlementDeadLettersMigration } from './0005-settlement-dead-letters.js';
 
 /** The static, ordered list of migrations. Names sort in the order they run. */
 export function migrations(dialect: DialectName): Record<string, Migration> {
@@ -13,6 +14,7 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0002_reserve_function': reserveFunctionMigration(dialect),
     '0003_logs_staging': logsStagingMigration(dialect),
     '0004_reserves': reservesMigration(dialect),
+    '0005_settlement_dead_letters': settlementDeadLettersMigration(dialect),
   };
 }
 

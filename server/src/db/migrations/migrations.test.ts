@@ -28,6 +28,7 @@ const EXPECTED_TABLES = [
   'redemptions',
   'reserves',
   'sessions',
+  'settlement_dead_letters',
   'statistics',
   'tasks',
   'telegram_menus',
@@ -55,6 +56,7 @@ for (const target of engineTargets()) {
           '0002_reserve_function',
           '0003_logs_staging',
           '0004_reserves',
+          '0005_settlement_dead_letters',
         ]);
         expect(await migrateToLatest(a.db, a.dialect)).toEqual([]);
         // PostgreSQL's introspection lists every schema on the server, other test files' too.
