@@ -8,6 +8,7 @@ import { DbSessionStore, type SessionStore } from './auth/session-store.js';
 import { HttpTurnstileVerifier, type TurnstileVerifier } from './auth/turnstile.js';
 import { KyselyLedgerStore } from './billing/kysely-ledger-store.js';
 import { Ledger } from './billing/ledger.js';
+import { SettlementJournal } from './billing/settlement-journal.js';
 import { SqliteWorkerLedger } from './billing/sqlite-worker-ledger.js';
 import { WriteBatcher } from './billing/write-batcher.js';
 import { type ChangeBus, LocalChangeBus, RedisChangeBus } from './cache/change-bus.js';
@@ -192,8 +193,12 @@ export async function composeServices(
             nowSeconds: clock.nowSeconds,
             onError: warn,
           }),
+      new SettlementJournal(config.dataDir, warn),
     );
-    // What a previous run of this node held when it stopped is given back before anything is served.
+    // Before anything is served: the settlements a killed run left unmade are made, then what it
+    // still held in the database is given back.
+    const replayed = await ledger.replay(warn);
+    if (replayed > 0) warn(`made ${replayed} settlement(s) a previous run of this node left in its journal`);
     await ledger.start();
     // Drains pending settlements before the database closes (closers run in reverse order).
     closers.push(() => ledger.close());

@@ -1,6 +1,9 @@
 import type { Insertable } from 'kysely';
+import { isConnectionLoss } from '../db/connection-loss.js';
 import type { LogsTable } from '../db/tables.js';
+import type { JournalEntry, SettlementJournal } from './settlement-journal.js';
 import type { HeldQuota, ReserveRefusal, SettledAmounts } from './sqlite-ledger-core.js';
+import { WriteBatcherClosedError } from './write-batcher.js';
 
 // Reserve, settle and release of quota (design §4 billing rules). The ledger keeps the rules that
 // do not depend on the engine (a reservation settles once; only issued reservations settle); a
@@ -24,6 +27,8 @@ export interface Reservation {
   readonly tokenId: number;
   readonly tokenUnlimited: boolean;
   readonly amount: number;
+  /** The record of the reserve in the database, when the store keeps one. */
+  readonly ref?: string | undefined;
 }
 
 export type ReserveOutcome = { ok: true; reservation: Reservation } | { ok: false; reason: ReserveRefusal };
@@ -117,8 +122,61 @@ class IssuedReservation implements Reservation {
   }
 }
 
+/** A failure that leaves a settlement to be made again from the journal at the next start. */
+function retriable(err: unknown): boolean {
+  return (
+    err instanceof WriteBatcherClosedError ||
+    isConnectionLoss(err) ||
+    (err instanceof Error && /ledger is closed|ledger worker/i.test(err.message))
+  );
+}
+
+/**
+ * A journaled settlement as the store settles it again: with its reserve's row when it had one (the
+ * row tells whether it committed already), else from a reserve of 0, as a store that holds its
+ * reserves in memory (SQLite) charges after a restart.
+ */
+function replayed(entry: JournalEntry): HeldQuota {
+  return {
+    userId: entry.userId,
+    tokenId: entry.tokenId,
+    tokenUnlimited: entry.tokenUnlimited,
+    amount: entry.ref !== undefined ? entry.amount : 0,
+    ref: entry.ref,
+  };
+}
+
 export class Ledger {
-  constructor(private readonly store: LedgerStore) {}
+  /**
+   * `journal`: settlements are recorded there when handed over and marked done when committed, so
+   * a process that dies loses none (settlement-journal.ts); `replay` settles what it left open.
+   */
+  constructor(
+    private readonly store: LedgerStore,
+    private readonly journal?: SettlementJournal,
+  ) {}
+
+  /**
+   * Settles again what a previous run of this node recorded and never saw committed, then starts a
+   * fresh journal. Before `start` and before anything is served. Answers how many were settled.
+   */
+  async replay(onError: (message: string) => void = () => {}): Promise<number> {
+    const journal = this.journal;
+    if (!journal) return 0;
+    const open = journal.leftOpen();
+    let settled = 0;
+    for (const entry of open) {
+      try {
+        await this.store.settle(replayed(entry), entry.finalQuota, entry.log, entry.recordLog);
+        settled++;
+      } catch (err) {
+        onError(`a journaled settlement could not be made again: ${String(err)}: ${JSON.stringify(entry)}`);
+        if (retriable(err)) throw err;
+      }
+    }
+    journal.begin();
+    return settled;
+  }
 
   /**
    * Holds `amount` from the user and (unless unlimited) the token, both or neither. The answer is
@@ -158,12 +216,33 @@ export class Ledger {
       reservation,
       () => assertQuota('finalQuota', finalQuota),
       // The log row is handed over here and not kept while the store answers.
-      () =>
-        this.store
-          .settle(reservation, finalQuota, log, options.recordLog ?? true)
-          .then(
-            (done): Settlement => ({ outcome: 'settled', reserved: reservation.amount, finalQuota, ...done }),
-          ),
+      () => {
+        const recordLog = options.recordLog ?? true;
+        const journal = this.journal;
+        const n = journal?.append({
+          ref: reservation.ref,
+          userId: reservation.userId,
+          tokenId: reservation.tokenId,
+          tokenUnlimited: reservation.tokenUnlimited,
+          amount: reservation.amount,
+          finalQuota,
+          recordLog,
+          log,
+        });
+        const settled = this.store.settle(reservation, finalQuota, log, recordLog);
+        return settled.then(
+          (done): Settlement => {
+            if (n !== undefined) journal!.done(n);
+            return { outcome: 'settled', reserved: reservation.amount, finalQuota, ...done };
+          },
+          (err: unknown) => {
+            // Refused for good: the store kept it where an administrator sees it. Not made at all
+            // (the ledger closed, the database stayed away): the next start makes it again.
+            if (n !== undefined && !retriable(err)) journal!.done(n);
+            throw err;
+          },
+        );
+      },
     );
   }
 
@@ -196,8 +275,9 @@ export class Ledger {
     await this.store.start?.();
   }
 
-  close(): Promise<void> {
-    return this.store.close();
+  async close(): Promise<void> {
+    await this.store.close();
+    this.journal?.close();
   }
 
   private once(
