@@ -36,6 +36,8 @@ export const ErrorCode = {
   upstreamError: 'upstream_error',
   /** The SMTP server refused or failed a mail we had to send now. */
   mailFailed: 'mail_failed',
+  /** A service the request needs (the session store) is away for now; try again shortly. */
+  unavailable: 'service_unavailable',
   internal: 'internal_error',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

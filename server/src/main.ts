@@ -2,6 +2,7 @@ import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Agent } from 'undici';
 import { buildApp } from './app.js';
+import { FallbackSessionStore } from './auth/fallback-session-store.js';
 import { Argon2Hasher, type PasswordHasher } from './auth/passwords.js';
 import { RedisSessionStore } from './auth/redis-session-store.js';
 import { DbSessionStore, type SessionStore } from './auth/session-store.js';
@@ -14,6 +15,13 @@ import { WriteBatcher } from './billing/write-batcher.js';
 import { type ChangeBus, LocalChangeBus, RedisChangeBus } from './cache/change-bus.js';
 import { type KvStore, MemoryKvStore } from './cache/kv-store.js';
 import { MemoryRateLimiter, type RateLimiter } from './cache/rate-limiter.js';
+import { RedisBreaker } from './cache/redis-breaker.js';
+import {
+  FallbackChannelHealth,
+  FallbackKvStore,
+  FallbackRateLimiter,
+  FallbackTokenBucket,
+} from './cache/redis-fallbacks.js';
 import { RedisKvStore } from './cache/redis-kv-store.js';
 import { RedisRateLimiter } from './cache/redis-rate-limiter.js';
 import { RedisTokenBucket } from './cache/redis-token-bucket.js';
@@ -63,6 +71,8 @@ import { resolveSecrets, type Secrets } from './secrets.js';
 import type { Clock, Repos, Services } from './services.js';
 
 const OPTION_POLL_MS = 5000;
+/** A Redis command not answered in this long fails, and opens the breaker (cache/redis-breaker.ts). */
+const REDIS_COMMAND_TIMEOUT_MS = 250;
 const STATISTICS_ROLLUP_MS = 60_000;
 
 export interface ComposeOverrides {
@@ -139,17 +149,48 @@ export async function composeServices(
     if (config.redisUrl) {
       // Loaded only when Redis is configured: 6 MiB of heap a single node does not need.
       const { Redis } = await import('ioredis');
-      const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true });
-      const subscriber = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
+      // Short timeouts and no offline queue: while Redis is away a command fails at once and the
+      // breaker sends the callers to their fallbacks, so an outage costs a call no more than this.
+      const redis = new Redis(config.redisUrl, {
+        lazyConnect: true,
+        enableOfflineQueue: false,
+        maxRetriesPerRequest: 0,
+        commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+        connectTimeout: 2000,
+        retryStrategy: (times) => Math.min(times * 200, 2000),
+      });
+      const subscriber = new Redis(config.redisUrl, {
+        maxRetriesPerRequest: null,
+        retryStrategy: (times) => Math.min(times * 200, 2000),
+      });
       closers.push(() => redis.quit().catch(() => redis.disconnect()));
+      const breaker = new RedisBreaker(redis, warn);
+      closers.push(async () => breaker.close());
+      await redis.connect();
       await redis.ping();
-      kv = new RedisKvStore(redis);
-      limiter = new RedisRateLimiter(redis);
-      bus = new RedisChangeBus(redis, subscriber);
-      sessions = new RedisSessionStore(redis, config.sessionTtlSeconds, clock.nowSeconds);
-      bucket = new RedisTokenBucket(redis);
-      health = new RedisChannelHealth(redis, 'sy:freeze:', (err) =>
-        warn(`channel freeze store failed: ${String(err)}`),
+      kv = new FallbackKvStore(new RedisKvStore(redis), new MemoryKvStore(clock.nowMs), breaker);
+      limiter = new FallbackRateLimiter(
+        new RedisRateLimiter(redis),
+        new MemoryRateLimiter(clock.nowMs),
+        breaker,
+      );
+      const redisBus = new RedisChangeBus(redis, subscriber);
+      breaker.onRecover(() => redisBus.reloadAll());
+      bus = redisBus;
+      sessions = new FallbackSessionStore(
+        new RedisSessionStore(redis, config.sessionTtlSeconds, clock.nowSeconds),
+        new DbSessionStore(repos.sessions, config.sessionTtlSeconds, clock.nowSeconds),
+        breaker,
+      );
+      bucket = new FallbackTokenBucket(
+        new RedisTokenBucket(redis),
+        new MemoryTokenBucket(clock.nowMs),
+        breaker,
+      );
+      health = new FallbackChannelHealth(
+        new RedisChannelHealth(redis, 'sy:freeze:', (err) => breaker.trip(String(err))),
+        new MemoryChannelHealth(clock.nowMs),
+        breaker,
       );
     } else {
       kv = new MemoryKvStore(clock.nowMs);
