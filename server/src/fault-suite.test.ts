@@ -1,4 +1,6 @@
 import { LogType } from '@switchyard/domain';
+import { createPool } from 'mysql2/promise';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb } from './db/create-db.js';
 import { toNumber } from './db/dialect.js';
@@ -110,10 +112,49 @@ function expectBalanced(b: Awaited<ReturnType<typeof books>>, rows: number) {
   });
 }
 
+/** Ends every session the gateway holds on the database server (its own only); answers how many. */
+async function killSessions(
+  engine: string,
+  serverUrl: string,
+  own: TestDatabase,
+  appName: string,
+): Promise<number> {
+  if (engine === 'postgres') {
+    const admin = new pg.Client({ connectionString: serverUrl });
+    await admin.connect();
+    try {
+      const r = await admin.query(
+        'select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1',
+        [appName],
+      );
+      return r.rowCount ?? 0;
+    } finally {
+      await admin.end();
+    }
+  }
+  const admin = createPool({ uri: serverUrl, connectionLimit: 1 });
+  try {
+    const [rows] = await admin.query(
+      'select id from information_schema.processlist where db = ? and id <> connection_id()',
+      [new URL(own.url).pathname.slice(1)],
+    );
+    let killed = 0;
+    for (const row of rows as { id: number }[]) {
+      await admin.query(`kill ${Number(row.id)}`).then(
+        () => killed++,
+        () => {},
+      );
+    }
+    return killed;
+  } finally {
+    await admin.end();
+  }
+}
+
 for (const target of engineTargets()) {
   describe.skipIf(target.skipReason !== undefined)(`fault suite on ${target.engine}`, () => {
     let up: FakeUpstream;
-    let testDb: TestDatabase | undefined;
+    const dropLater: TestDatabase[] = [];
     const nodes: GatewayProcess[] = [];
 
     beforeAll(async () => {
@@ -123,7 +164,7 @@ for (const target of engineTargets()) {
     afterAll(async () => {
       for (const n of nodes) await n.dispose();
       await up?.close();
-      await testDb?.drop();
+      for (const d of dropLater) await d.drop();
     });
 
     const start = async (databaseUrl: string | undefined, dataDir?: string) => {
@@ -136,8 +177,69 @@ for (const target of engineTargets()) {
       return node;
     };
 
+    /** A database of its own for each case, so each one's books start from the seed. */
+    const freshDatabase = async () => {
+      if (target.engine === 'sqlite') return undefined;
+      const made = await createTestDatabase(target);
+      dropLater.push(made);
+      return made;
+    };
+
+    it('SIGTERM under load: calls in flight finish, the node exits 0, and every delivered call is billed once', async () => {
+      const own = await freshDatabase();
+      const node = await start(own?.url);
+      const dbUrl = own?.url ?? `sqlite:${node.dataDir}/switchyard.db`;
+      const key = await (await RootSession.open(node.origin)).channelAndToken(
+        `${up.url}/v1`,
+        'gpt-4o',
+        TOKEN_START,
+      );
+      const load = startLoad(node.origin, key, (count) => {
+        if (count === 80) node.child.kill('SIGTERM');
+      });
+      const exit = await node.exited;
+      await load.stop();
+      expect(exit.code).toBe(0);
+      expect(node.log).not.toContain('grace period over');
+      expectBalanced(await books(dbUrl), load.completed);
+    }, 120_000);
+
+    it.skipIf(target.engine === 'sqlite')(
+      "the database ending the node's sessions under load: the node lives, later calls succeed, the books balance",
+      async () => {
+        const own = (await freshDatabase())!;
+        const appName = `sy_fault_${Math.random().toString(36).slice(2, 10)}`;
+        const url = new URL(own.url);
+        if (target.engine === 'postgres') url.searchParams.set('application_name', appName);
+        const node = await start(url.toString());
+        const key = await (await RootSession.open(node.origin)).channelAndToken(
+          `${up.url}/v1`,
+          'gpt-4o',
+          TOKEN_START,
+        );
+        const killed: number[] = [];
+        const load = startLoad(node.origin, key, (count) => {
+          if (count === 40 || count === 100)
+            void killSessions(target.engine, target.serverUrl!, own, appName).then((n) => killed.push(n));
+        });
+        while (load.completed < 140) await new Promise((r) => setTimeout(r, 20));
+        await load.stop();
+        expect(killed.length).toBe(2);
+        expect(killed.every((n) => n > 0)).toBe(true);
+        // Still the same process, and serving.
+        expect(node.child.exitCode).toBeNull();
+        const after = startLoad(node.origin, key);
+        while (after.completed < 20) await new Promise((r) => setTimeout(r, 20));
+        await after.stop();
+        node.child.kill('SIGTERM');
+        expect((await node.exited).code).toBe(0);
+        expectBalanced(await books(own.url), load.completed + after.completed);
+      },
+      120_000,
+    );
+
     it('kill -9 under load loses no settlement of a delivered call, and the restart returns its reserves', async () => {
-      testDb = target.engine === 'sqlite' ? undefined : await createTestDatabase(target);
+      const testDb = await freshDatabase();
       const first = await start(testDb?.url);
       const dbUrl = testDb?.url ?? `sqlite:${first.dataDir}/switchyard.db`;
       const key = await (await RootSession.open(first.origin)).channelAndToken(
@@ -149,7 +251,7 @@ for (const target of engineTargets()) {
       // Killed as a reply has just been delivered: its settlement, and its neighbours', are on their
       // way to the database.
       const load = startLoad(first.origin, key, (count) => {
-        if (count === 150) first.child.kill('SIGKILL');
+        if (count === 100) first.child.kill('SIGKILL');
       });
       await first.exited;
       await load.stop();
