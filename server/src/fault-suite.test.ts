@@ -222,7 +222,7 @@ for (const target of engineTargets()) {
           if (count === 40 || count === 100)
             void killSessions(target.engine, target.serverUrl!, own, appName).then((n) => killed.push(n));
         });
-        while (load.completed < 140) await new Promise((r) => setTimeout(r, 20));
+        while (load.completed < 140 || killed.length < 2) await new Promise((r) => setTimeout(r, 20));
         await load.stop();
         expect(killed.length).toBe(2);
         expect(killed.every((n) => n > 0)).toBe(true);
