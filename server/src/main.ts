@@ -239,7 +239,10 @@ export async function composeServices(
     // Before anything is served: the settlements a killed run left unmade are made, then what it
     // still held in the database is given back.
     const replayed = await ledger.replay(warn);
-    if (replayed > 0) warn(`made ${replayed} settlement(s) a previous run of this node left in its journal`);
+    if (replayed > 0)
+      warn(
+        `ran again ${replayed} settlement(s) a previous run of this node left open in its journal (one already committed charges nothing more)`,
+      );
     await ledger.start();
     // Drains pending settlements before the database closes (closers run in reverse order).
     closers.push(() => ledger.close());

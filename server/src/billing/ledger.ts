@@ -71,7 +71,19 @@ export interface LedgerStore {
    * far as the balances go and the rest is the shortfall; used quota of user, token and channel and
    * the user's request count grow with the charge.
    */
-  settle(held: HeldQuota, finalQuota: number, log: ConsumeLog, recordLog: boolean): Promise<SettledAmounts>;
+  settle(
+    held: HeldQuota,
+    finalQuota: number,
+    log: ConsumeLog,
+    recordLog: boolean,
+    journalSeq?: number,
+  ): Promise<SettledAmounts>;
+  /**
+   * The highest settlement-journal number whose settlement is committed, when the store keeps one
+   * with its commits (SQLite, whose reserves leave no row to tell). Journaled settlements up to it
+   * are not made again.
+   */
+  journalMark?(): Promise<number>;
   /** Gives the whole reserve back. */
   release(held: HeldQuota): Promise<void>;
   /** Resolves when everything submitted before the call is committed, its log rows in `logs`. */
@@ -158,23 +170,26 @@ export class Ledger {
 
   /**
    * Settles again what a previous run of this node recorded and never saw committed, then starts a
-   * fresh journal. Before `start` and before anything is served. Answers how many were settled.
+   * fresh journal. Before `start` and before anything is served. Answers how many were run again.
    */
   async replay(onError: (message: string) => void = () => {}): Promise<number> {
     const journal = this.journal;
     if (!journal) return 0;
-    const open = journal.leftOpen();
+    const left = journal.leftOpen();
+    const mark = (await this.store.journalMark?.()) ?? 0;
+    const open = left.filter((e) => e.n > mark);
     let settled = 0;
     for (const entry of open) {
       try {
-        await this.store.settle(replayed(entry), entry.finalQuota, entry.log, entry.recordLog);
+        await this.store.settle(replayed(entry), entry.finalQuota, entry.log, entry.recordLog, entry.n);
         settled++;
       } catch (err) {
         onError(`a journaled settlement could not be made again: ${String(err)}: ${JSON.stringify(entry)}`);
         if (retriable(err)) throw err;
       }
     }
-    journal.begin();
+    // Numbers go on from the old file's: a commit's mark never points into the new one by mistake.
+    journal.begin(left.reduce((highest, e) => Math.max(highest, e.n), mark));
     return settled;
   }
 
@@ -229,7 +244,7 @@ export class Ledger {
           recordLog,
           log,
         });
-        const settled = this.store.settle(reservation, finalQuota, log, recordLog);
+        const settled = this.store.settle(reservation, finalQuota, log, recordLog, n);
         return settled.then(
           (done): Settlement => {
             if (n !== undefined) journal!.done(n);

@@ -67,8 +67,12 @@ export class SettlementJournal {
     return [...entries.values()];
   }
 
-  /** Starts a fresh file; call once what `leftOpen` gave is settled. */
-  begin(): void {
+  /**
+   * Starts a fresh file, numbering after `after` (the highest number the last file or the store
+   * knew); call once what `leftOpen` gave is settled.
+   */
+  begin(after = 0): void {
+    this.sequence = Math.max(this.sequence, after);
     writeFileSync(this.file, '');
     this.fd = openSync(this.file, 'a');
     this.size = 0;

@@ -6,6 +6,7 @@ import { reserveFunctionMigration } from './0002-reserve-function.js';
 import { logsStagingMigration } from './0003-logs-staging.js';
 import { reservesMigration } from './0004-reserves.js';
 import { settlementDeadLettersMigration } from './0005-settlement-dead-letters.js';
+import { journalMarksMigration } from './0006-journal-marks.js';
 
 /** The static, ordered list of migrations. Names sort in the order they run. */
 export function migrations(dialect: DialectName): Record<string, Migration> {
@@ -15,6 +16,7 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0003_logs_staging': logsStagingMigration(dialect),
     '0004_reserves': reservesMigration(dialect),
     '0005_settlement_dead_letters': settlementDeadLettersMigration(dialect),
+    '0006_journal_marks': journalMarksMigration(dialect),
   };
 }
 

@@ -57,6 +57,7 @@ for (const target of engineTargets()) {
           '0003_logs_staging',
           '0004_reserves',
           '0005_settlement_dead_letters',
+          '0006_journal_marks',
         ]);
         expect(await migrateToLatest(a.db, a.dialect)).toEqual([]);
         // PostgreSQL's introspection lists every schema on the server, other test files' too.
@@ -69,7 +70,9 @@ for (const target of engineTargets()) {
           .map((t) => t.name)
           .filter((n) => !n.startsWith('kysely_'));
         expect(tables.sort()).toEqual(
-          target.engine === 'sqlite' ? [...EXPECTED_TABLES, 'logs_staging'].sort() : EXPECTED_TABLES,
+          target.engine === 'sqlite'
+            ? [...EXPECTED_TABLES, 'journal_marks', 'logs_staging'].sort()
+            : EXPECTED_TABLES,
         );
         // Reserved words as column names work through the query builder on every engine.
         await a.db
