@@ -82,4 +82,21 @@ describe('SettlementJournal', () => {
     expect(second.leftOpen()).toEqual([]);
     second.close();
   });
+
+  it('rewrites a grown file with the open settlements only', async () => {
+    const d = dir();
+    const j = new SettlementJournal(d, () => {}, 4096);
+    j.begin();
+    const kept: number[] = [];
+    for (let i = 0; i < 40; i++) {
+      const n = j.append(entry(i));
+      if (i % 10 === 0) kept.push(n);
+      else j.done(n);
+      await Promise.resolve();
+    }
+    const size = readFileSync(path.join(d, 'settlements.journal')).length;
+    expect(size).toBeLessThan(4096 + 1024);
+    expect(new SettlementJournal(d).leftOpen().map((e) => e.n)).toEqual(kept);
+    j.close();
+  });
 });

@@ -41,6 +41,7 @@ export class SettlementJournal {
   constructor(
     dir: string,
     private readonly onError: (message: string) => void = () => {},
+    private readonly compactBytes = COMPACT_BYTES,
   ) {
     this.file = path.join(dir, FILE);
   }
@@ -101,7 +102,7 @@ export class SettlementJournal {
     this.buffer = [];
     try {
       this.size += writeSync(this.fd, text);
-      if (this.size > COMPACT_BYTES) this.compact();
+      if (this.size > this.compactBytes) this.compact();
     } catch (err) {
       this.onError(`the settlement journal could not be written: ${String(err)}`);
     }
