@@ -16,7 +16,7 @@ import { GatewayProcess, RootSession } from './test/gateway-process.js';
 
 const ROOT_START = 100_000_000;
 const TOKEN_START = 50_000_000;
-const WORKERS = 32;
+const WORKERS = 16;
 
 interface Load {
   /** Calls whose client received a whole 200 reply. */
@@ -195,7 +195,7 @@ for (const target of engineTargets()) {
         TOKEN_START,
       );
       const load = startLoad(node.origin, key, (count) => {
-        if (count === 80) node.child.kill('SIGTERM');
+        if (count === 60) node.child.kill('SIGTERM');
       });
       const exit = await node.exited;
       await load.stop();
@@ -251,7 +251,7 @@ for (const target of engineTargets()) {
       // Killed as a reply has just been delivered: its settlement, and its neighbours', are on their
       // way to the database.
       const load = startLoad(first.origin, key, (count) => {
-        if (count === 100) first.child.kill('SIGKILL');
+        if (count === 80) first.child.kill('SIGKILL');
       });
       await first.exited;
       await load.stop();
