@@ -10,7 +10,7 @@ import { settlementAmounts, withShortfall } from './settlement.js';
 import { type LockedBalances, needsRoom, type PlannedSettle, planSettlements } from './settlement-plan.js';
 import { SettlementQueue } from './settlement-queue.js';
 import type { HeldQuota, SettledAmounts } from './sqlite-ledger-core.js';
-import { type WriteBatcher, WriteBatcherClosedError } from './write-batcher.js';
+import { isTransient, type WriteBatcher, WriteBatcherClosedError } from './write-batcher.js';
 
 /** A settlement (`settle` set) or a release waiting for its group. */
 interface QueuedSettle {
@@ -59,6 +59,8 @@ function heldAs(held: HeldQuota, claim: Claim): HeldQuota {
 }
 
 const NOTHING: SettledAmounts = { charged: 0, refunded: 0, shortfall: 0 };
+/** Tries of a reserve the engine ended as a deadlock or a lock wait timeout. */
+const RESERVE_ATTEMPTS = 4;
 /** Reserves given back per statement by a start-up or a sweep. */
 const RETURN_BATCH = 500;
 /** Rows of reserves given back are kept this long, for a settlement that may still come. */
@@ -224,9 +226,18 @@ export class KyselyLedgerStore implements LedgerStore {
    */
   async reserve(held: HeldQuota): Promise<ReserveRefusal | null> {
     try {
-      if (this.database.dialect === 'postgres') return await this.reserveByFunction(held);
-      // MySQL and SQLite: the balances and the reserve's row in one transaction.
-      return await this.reserveInTransaction(held);
+      for (let attempt = 1; ; attempt++) {
+        try {
+          if (this.database.dialect === 'postgres') return await this.reserveByFunction(held);
+          // MySQL and SQLite: the balances and the reserve's row in one transaction.
+          return await this.reserveInTransaction(held);
+        } catch (err) {
+          // A settlement group locks reserve rows before balances, a reserve balances before its
+          // row's insert: MySQL may end either as a deadlock. Nothing of the loser was kept.
+          if (attempt >= RESERVE_ATTEMPTS || !isTransient(err)) throw err;
+          await new Promise((r) => setTimeout(r, 2 * attempt));
+        }
+      }
     } catch (err) {
       // The answer may have been lost after the reserve committed (a dropped connection): its row
       // is then given back by a release, which finds nothing to do when the reserve never happened.

@@ -211,6 +211,19 @@ for (const target of engineTargets()) {
       balanced(await books(userId, tokenId), 2103, 3);
     });
 
+    it('reserves and settlements of one user running at once never fail on each other', async () => {
+      const { userId, tokenId } = await account();
+      const busy = node(`concurrent-${target.engine}`).ledger;
+      const calls = Array.from({ length: 300 }, async (_, i) => {
+        await new Promise((r) => setTimeout(r, i % 13));
+        const r = await hold(busy, userId, tokenId, 100);
+        return busy.settle(r, 50, log(userId, tokenId));
+      });
+      const settled = await Promise.all(calls);
+      expect(settled.every((x) => x.charged === 50)).toBe(true);
+      balanced(await books(userId, tokenId), 300 * 50, 300);
+    });
+
     it('a clean stop gives back what the node still holds', async () => {
       const { userId, tokenId } = await account();
       const stopping = node(`stop-${target.engine}`).ledger;

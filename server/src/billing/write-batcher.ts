@@ -55,7 +55,7 @@ interface Entry {
 }
 
 /** Errors that a retry of the same transaction can clear (engine lock conflicts, not bad data). */
-function isTransient(err: unknown): boolean {
+export function isTransient(err: unknown): boolean {
   const e = err as { code?: unknown; errno?: unknown } | null;
   if (!e || typeof e !== 'object') return false;
   return (
