@@ -12,6 +12,8 @@ const PROBE_MS = 1000;
  */
 export class RedisBreaker {
   private down = false;
+  /** Closed by the stop: the connection's end is no outage to report. */
+  private closed = false;
   private probe: NodeJS.Timeout | undefined;
   private readonly recovered: (() => void)[] = [];
 
@@ -46,7 +48,7 @@ export class RedisBreaker {
   }
 
   trip(reason: string): void {
-    if (this.down) return;
+    if (this.down || this.closed) return;
     this.down = true;
     this.warn(
       `Redis is unavailable (${reason}): rate limits use this node's memory and sessions the database until it is back`,
@@ -62,6 +64,7 @@ export class RedisBreaker {
   }
 
   close(): void {
+    this.closed = true;
     if (this.probe) clearInterval(this.probe);
     this.probe = undefined;
   }
