@@ -260,7 +260,7 @@ export class KyselyLedgerStore implements LedgerStore {
     };
   }
 
-  /** One round trip: `hold_quota` (migration 0004) takes the balances and writes the row, or does nothing. */
+  /** One round trip: `hold_quota` (migration 0006) takes the balances and writes the row, or does nothing. */
   private async reserveByFunction(held: HeldQuota): Promise<ReserveRefusal | null> {
     const row = this.reserveRow(held);
     const result = await sql<{ refusal: string | null }>`

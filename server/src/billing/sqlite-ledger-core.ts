@@ -124,7 +124,7 @@ export class SqliteLedgerCore {
     this.insertLog = sqlite.prepare(
       `INSERT INTO logs_staging (${columns}) VALUES (${LOG_COLUMNS.map(() => '?').join(', ')})`,
     );
-    // The journal's settlements up to this number are committed (migration 0006): a restart after
+    // The journal's settlements up to this number are committed (migration 0008): a restart after
     // a kill makes only the ones above it again.
     this.markJournal = sqlite.prepare(
       'INSERT INTO journal_marks (id, seq) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET seq = max(seq, excluded.seq)',

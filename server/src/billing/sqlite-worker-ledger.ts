@@ -190,7 +190,7 @@ export class SqliteWorkerLedger implements LedgerStore {
     return Promise.resolve();
   }
 
-  /** The highest settlement-journal number committed (journal_marks, migration 0006). */
+  /** The highest settlement-journal number committed (journal_marks, migration 0008). */
   async journalMark(): Promise<number> {
     const sqlite = openSqliteFile(this.data.file);
     try {

@@ -276,7 +276,7 @@ export interface AuditLogsTable {
   ip: string;
 }
 
-/** A quota reserve held in the database (PostgreSQL, MySQL) until its settlement; migration 0004. */
+/** A quota reserve held in the database (PostgreSQL, MySQL) until its settlement; migration 0006. */
 export interface ReservesTable {
   /** Made by the node: its boot id and a sequence number. */
   id: string;
@@ -292,7 +292,7 @@ export interface ReservesTable {
   returned: number;
 }
 
-/** A settlement the database refused, kept for an administrator; migration 0005. */
+/** A settlement the database refused, kept for an administrator; migration 0007. */
 export interface SettlementDeadLettersTable {
   id: Generated<number>;
   created_at: number;

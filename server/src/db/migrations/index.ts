@@ -4,9 +4,9 @@ import type { Tables } from '../tables.js';
 import { initialMigration } from './0001-initial.js';
 import { reserveFunctionMigration } from './0002-reserve-function.js';
 import { logsStagingMigration } from './0003-logs-staging.js';
-import { reservesMigration } from './0004-reserves.js';
-import { settlementDeadLettersMigration } from './0005-settlement-dead-letters.js';
-import { journalMarksMigration } from './0006-journal-marks.js';
+import { reservesMigration } from './0006-reserves.js';
+import { settlementDeadLettersMigration } from './0007-settlement-dead-letters.js';
+import { journalMarksMigration } from './0008-journal-marks.js';
 
 /** The static, ordered list of migrations. Names sort in the order they run. */
 export function migrations(dialect: DialectName): Record<string, Migration> {
@@ -14,9 +14,9 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0001_initial': initialMigration(dialect),
     '0002_reserve_function': reserveFunctionMigration(dialect),
     '0003_logs_staging': logsStagingMigration(dialect),
-    '0004_reserves': reservesMigration(dialect),
-    '0005_settlement_dead_letters': settlementDeadLettersMigration(dialect),
-    '0006_journal_marks': journalMarksMigration(dialect),
+    '0006_reserves': reservesMigration(dialect),
+    '0007_settlement_dead_letters': settlementDeadLettersMigration(dialect),
+    '0008_journal_marks': journalMarksMigration(dialect),
   };
 }
 

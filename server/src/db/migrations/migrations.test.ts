@@ -55,9 +55,9 @@ for (const target of engineTargets()) {
           '0001_initial',
           '0002_reserve_function',
           '0003_logs_staging',
-          '0004_reserves',
-          '0005_settlement_dead_letters',
-          '0006_journal_marks',
+          '0006_reserves',
+          '0007_settlement_dead_letters',
+          '0008_journal_marks',
         ]);
         expect(await migrateToLatest(a.db, a.dialect)).toEqual([]);
         // PostgreSQL's introspection lists every schema on the server, other test files' too.
