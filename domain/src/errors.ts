@@ -48,6 +48,8 @@ export const ErrorCode = {
   lastSignInMethod: 'last_sign_in_method',
   /** A passkey registration or sign-in that failed its checks (challenge, origin, signature). */
   passkeyRefused: 'passkey_refused',
+  /** A service the request needs (the session store) is away for now; try again shortly. */
+  unavailable: 'service_unavailable',
   internal: 'internal_error',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -3,6 +3,7 @@ import fastifyCookie from '@fastify/cookie';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { apiRoutes } from './api/routes.js';
 import { defaultWebDist, registerConsole } from './http/console.js';
+import { Drain } from './http/drain.js';
 import { installErrorHandler } from './http/error-handler.js';
 import { requestLogFields } from './http/log-serializers.js';
 import { registerRoutes } from './http/register-routes.js';
@@ -20,15 +21,24 @@ interface ServerTimeouts {
   maxRequestsPerSocket?: number;
 }
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Begun by a stop (SIGTERM): readiness false, `Connection: close` on every request left. */
+    drain: Drain;
+  }
+}
+
 /** Builds the whole HTTP app from wired services; tests call this with their own services. */
 export async function buildApp(s: Services): Promise<FastifyInstance> {
   const nextRequestId = requestIdSource();
   let hot: HotRelay | undefined;
+  const drain = new Drain();
   const app = Fastify({
     // The relay's POST routes are served before Fastify sees the request (relay/hot-relay.ts); the
     // server gets the timeouts Fastify gives the one it makes.
     serverFactory: (handler, options) => {
       const server = createServer((req, res) => {
+        drain.mark(res);
         if (!hot?.serve(req, res)) handler(req, res);
       });
       const o = options as ServerTimeouts;
@@ -54,6 +64,9 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
     bodyLimit: s.config.relayBodyLimit,
     routerOptions: { ignoreTrailingSlash: true },
     requestIdHeader: false,
+    // A stopping node still serves what arrives on connections it had (with `Connection: close`,
+    // http/drain.ts) instead of Fastify's 503.
+    return503OnClosing: false,
     genReqId: (req) => requestIdOf(req.headers, nextRequestId),
     // The router's own refusals (a path it cannot percent-decode, a parameter over its length limit)
     // run no hooks: they get the request id and the caller's error shape here.
@@ -66,6 +79,8 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
       answerRouteMiss(reply, apiFamilyOf(path), status, message);
     },
   });
+
+  app.decorate('drain', drain);
 
   hot = new HotRelay(
     s,
@@ -93,6 +108,11 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
     ) {
       throw new Error(`${String(opts.method)} ${url} is not in the routes table (server/src/api/routes.ts)`);
     }
+  });
+
+  // Readiness for load balancers and orchestrators: false from the moment a stop begins.
+  app.get('/readyz', (_req, reply) => {
+    reply.code(drain.draining ? 503 : 200).send({ ready: !drain.draining });
   });
 
   await app.register(fastifyCookie, { secret: s.secrets.sessionSecret });

@@ -57,6 +57,13 @@ const envSchema = z.object({
   SECURE_COOKIES: z.enum(['true', 'false', 'auto']).default('auto'),
   WEB_DIST: z.string().trim().optional(),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(15_000),
+  SHUTDOWN_DRAIN_SECONDS: z.coerce.number().int('must be a whole number').min(0).max(3600).default(30),
+  NODE_ID: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1-64 letters, digits, dots, dashes or underscores')
+    .optional(),
+  RESERVE_LEASE_SECONDS: z.coerce.number().int('must be a whole number').min(10).max(86_400).default(120),
   LANGUAGE: z.enum(['zh_CN', 'zh_HK', 'en_US', 'ja_JP']).default('zh_CN'),
   API_RATE_LIMIT: z.coerce.number().int('must be a whole number').min(0).default(300),
   CRITICAL_RATE_LIMIT: z.coerce.number().int('must be a whole number').min(0).default(20),
@@ -86,7 +93,14 @@ export interface Config {
   sessionTtlSeconds: number;
   secureCookies: 'true' | 'false' | 'auto';
   webDist: string | undefined;
+  /** After the drain: how long settlements and the database get to finish before the process exits anyway. */
   shutdownGraceMs: number;
+  /** SIGTERM: how long calls and streams in flight get to finish before their connections are cut. */
+  shutdownDrainMs: number;
+  /** This node's stable name (else one kept in DATA_DIR): a restart gives back the reserves it held. */
+  nodeId: string | undefined;
+  /** Seconds a reserve held in the database outlives a node that stopped renewing it. */
+  reserveLeaseSeconds: number;
   /** Management API requests per client IP per 3 minutes; 0 turns the limit off. */
   apiRateLimit: number;
   /** Sign-in, sign-up and reset requests per client IP per 20 minutes; 0 turns the limit off. */
@@ -141,6 +155,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     secureCookies: e.SECURE_COOKIES,
     webDist: e.WEB_DIST,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+    shutdownDrainMs: e.SHUTDOWN_DRAIN_SECONDS * 1000,
+    nodeId: e.NODE_ID,
+    reserveLeaseSeconds: e.RESERVE_LEASE_SECONDS,
     apiRateLimit: e.API_RATE_LIMIT,
     criticalRateLimit: e.CRITICAL_RATE_LIMIT,
     turnstileVerifyUrl: e.TURNSTILE_VERIFY_URL,

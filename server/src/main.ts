@@ -3,17 +3,26 @@ import { fileURLToPath } from 'node:url';
 import { Agent } from 'undici';
 import { buildApp } from './app.js';
 import { DbCodeStore } from './auth/db-code-store.js';
+import { FallbackSessionStore } from './auth/fallback-session-store.js';
 import { Argon2Hasher, type PasswordHasher } from './auth/passwords.js';
 import { RedisSessionStore } from './auth/redis-session-store.js';
 import { DbSessionStore, type SessionStore } from './auth/session-store.js';
 import { HttpTurnstileVerifier, type TurnstileVerifier } from './auth/turnstile.js';
 import { KyselyLedgerStore } from './billing/kysely-ledger-store.js';
 import { Ledger } from './billing/ledger.js';
+import { SettlementJournal } from './billing/settlement-journal.js';
 import { SqliteWorkerLedger } from './billing/sqlite-worker-ledger.js';
 import { WriteBatcher } from './billing/write-batcher.js';
 import { type ChangeBus, LocalChangeBus, RedisChangeBus } from './cache/change-bus.js';
 import { type KvStore, MemoryKvStore } from './cache/kv-store.js';
 import { MemoryRateLimiter, type RateLimiter } from './cache/rate-limiter.js';
+import { RedisBreaker } from './cache/redis-breaker.js';
+import {
+  FallbackChannelHealth,
+  FallbackKvStore,
+  FallbackRateLimiter,
+  FallbackTokenBucket,
+} from './cache/redis-fallbacks.js';
 import { RedisKvStore } from './cache/redis-kv-store.js';
 import { RedisRateLimiter } from './cache/redis-rate-limiter.js';
 import { RedisTokenBucket } from './cache/redis-token-bucket.js';
@@ -42,6 +51,7 @@ import { usersQueries } from './db/queries/users.js';
 import { type SeedResult, seedDatabase } from './db/seed.js';
 import { StatisticsRollup } from './jobs/statistics-rollup.js';
 import { type Mailer, SmtpMailer } from './mail/mailer.js';
+import { resolveNodeId } from './node-id.js';
 import { OidcClient } from './oauth/oidc-client.js';
 import { OptionStore } from './options/option-store.js';
 import { TokenCounter } from './providers/token-counter.js';
@@ -65,6 +75,8 @@ import { resolveSecrets, type Secrets } from './secrets.js';
 import type { Clock, Repos, Services } from './services.js';
 
 const OPTION_POLL_MS = 5000;
+/** A Redis command not answered in this long fails, and opens the breaker (cache/redis-breaker.ts). */
+const REDIS_COMMAND_TIMEOUT_MS = 250;
 const STATISTICS_ROLLUP_MS = 60_000;
 
 export interface ComposeOverrides {
@@ -105,7 +117,10 @@ export async function composeServices(
     }
   }
 
-  const database = createDb(config.databaseUrl);
+  const database = createDb(config.databaseUrl, {
+    onConnectionError: (err) =>
+      warn(`a database connection was lost (${err.message}); the pool opens another`),
+  });
   closers.push(() => database.close());
   try {
     await migrateToLatest(database.db, database.dialect);
@@ -139,17 +154,48 @@ export async function composeServices(
     if (config.redisUrl) {
       // Loaded only when Redis is configured: 6 MiB of heap a single node does not need.
       const { Redis } = await import('ioredis');
-      const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true });
-      const subscriber = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
+      // Short timeouts and no offline queue: while Redis is away a command fails at once and the
+      // breaker sends the callers to their fallbacks, so an outage costs a call no more than this.
+      const redis = new Redis(config.redisUrl, {
+        lazyConnect: true,
+        enableOfflineQueue: false,
+        maxRetriesPerRequest: 0,
+        commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+        connectTimeout: 2000,
+        retryStrategy: (times) => Math.min(times * 200, 2000),
+      });
+      const subscriber = new Redis(config.redisUrl, {
+        maxRetriesPerRequest: null,
+        retryStrategy: (times) => Math.min(times * 200, 2000),
+      });
       closers.push(() => redis.quit().catch(() => redis.disconnect()));
+      const breaker = new RedisBreaker(redis, warn);
+      closers.push(async () => breaker.close());
+      await redis.connect();
       await redis.ping();
-      kv = new RedisKvStore(redis);
-      limiter = new RedisRateLimiter(redis);
-      bus = new RedisChangeBus(redis, subscriber);
-      sessions = new RedisSessionStore(redis, config.sessionTtlSeconds, clock.nowSeconds);
-      bucket = new RedisTokenBucket(redis);
-      health = new RedisChannelHealth(redis, 'sy:freeze:', (err) =>
-        warn(`channel freeze store failed: ${String(err)}`),
+      kv = new FallbackKvStore(new RedisKvStore(redis), new MemoryKvStore(clock.nowMs), breaker);
+      limiter = new FallbackRateLimiter(
+        new RedisRateLimiter(redis),
+        new MemoryRateLimiter(clock.nowMs),
+        breaker,
+      );
+      const redisBus = new RedisChangeBus(redis, subscriber);
+      breaker.onRecover(() => redisBus.reloadAll());
+      bus = redisBus;
+      sessions = new FallbackSessionStore(
+        new RedisSessionStore(redis, config.sessionTtlSeconds, clock.nowSeconds),
+        new DbSessionStore(repos.sessions, config.sessionTtlSeconds, clock.nowSeconds),
+        breaker,
+      );
+      bucket = new FallbackTokenBucket(
+        new RedisTokenBucket(redis),
+        new MemoryTokenBucket(clock.nowMs),
+        breaker,
+      );
+      health = new FallbackChannelHealth(
+        new RedisChannelHealth(redis, 'sy:freeze:', (err) => breaker.trip(String(err))),
+        new MemoryChannelHealth(clock.nowMs),
+        breaker,
       );
     } else {
       kv = new MemoryKvStore(clock.nowMs);
@@ -191,8 +237,22 @@ export async function composeServices(
             writesElsewhere: database.sqliteWrites,
             nowMs: clock.nowMs,
           })
-        : new KyselyLedgerStore(database, new WriteBatcher(database.db)),
+        : new KyselyLedgerStore(database, new WriteBatcher(database.db), {
+            nodeId: resolveNodeId(config.dataDir, config.nodeId),
+            leaseSeconds: config.reserveLeaseSeconds,
+            nowSeconds: clock.nowSeconds,
+            onError: warn,
+          }),
+      new SettlementJournal(config.dataDir, warn),
     );
+    // Before anything is served: the settlements a killed run left unmade are made, then what it
+    // still held in the database is given back.
+    const replayed = await ledger.replay(warn);
+    if (replayed > 0)
+      warn(
+        `ran again ${replayed} settlement(s) a previous run of this node left open in its journal (one already committed charges nothing more)`,
+      );
+    await ledger.start();
     // Drains pending settlements before the database closes (closers run in reverse order).
     closers.push(() => ledger.close());
     // No cap on connections per upstream: a cap queues streams behind each other (1000 slow streams
@@ -290,18 +350,43 @@ async function main(): Promise<void> {
   }
 
   let stopping = false;
+  /**
+   * Readiness turns false and every request left gets `Connection: close`; calls and streams in
+   * flight get SHUTDOWN_DRAIN_SECONDS to finish, then their connections are cut (a cut call is still
+   * billed for what it delivered). Then the settlements are committed, the reserves this node still
+   * holds given back and the database closed, within SHUTDOWN_GRACE_MS; only then does it exit.
+   */
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    app.log.info({ signal }, 'shutting down: no new connections, finishing requests in flight');
-    const force = setTimeout(() => {
-      app.log.error('shutdown grace period over; exiting');
-      process.exit(1);
-    }, config.shutdownGraceMs);
-    force.unref();
+    app.log.info(
+      { signal, drainMs: config.shutdownDrainMs },
+      'shutting down: not ready, no new connections, finishing requests in flight',
+    );
     try {
-      await app.close();
+      app.drain.begin(app.server);
+      const closed = app.close();
+      let timer: NodeJS.Timeout | undefined;
+      const drained = await Promise.race([
+        closed.then(() => true),
+        new Promise<boolean>((resolve) => {
+          timer = setTimeout(() => resolve(false), config.shutdownDrainMs);
+        }),
+      ]);
+      clearTimeout(timer);
+      if (!drained) {
+        app.log.warn('drain time over: cutting the connections still open');
+        app.server.closeAllConnections();
+        await closed;
+      }
+      app.drain.end();
+      const force = setTimeout(() => {
+        app.log.error('shutdown grace period over; exiting before every settlement was committed');
+        process.exit(1);
+      }, config.shutdownGraceMs);
+      force.unref();
       await services.close();
+      app.log.info('stopped: every settlement committed');
       process.exit(0);
     } catch (err) {
       app.log.error({ err }, 'error during shutdown');

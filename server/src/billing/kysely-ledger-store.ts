@@ -1,13 +1,16 @@
+import { randomBytes } from 'node:crypto';
 import { TokenStatus } from '@switchyard/domain';
 import { type Insertable, sql, type Transaction } from 'kysely';
+import { isConnectionLoss } from '../db/connection-loss.js';
 import type { Database } from '../db/create-db.js';
+import { storableText } from '../db/storable-text.js';
 import type { LogsTable, Tables } from '../db/tables.js';
 import type { ConsumeLog, LedgerStore, ReserveRefusal } from './ledger.js';
 import { settlementAmounts, withShortfall } from './settlement.js';
 import { type LockedBalances, needsRoom, type PlannedSettle, planSettlements } from './settlement-plan.js';
 import { SettlementQueue } from './settlement-queue.js';
 import type { HeldQuota, SettledAmounts } from './sqlite-ledger-core.js';
-import type { WriteBatcher } from './write-batcher.js';
+import { isTransient, type WriteBatcher, WriteBatcherClosedError } from './write-batcher.js';
 
 /** A settlement (`settle` set) or a release waiting for its group. */
 interface QueuedSettle {
@@ -27,6 +30,57 @@ function logRow(log: ConsumeLog, charged: number, shortfall: number): Insertable
   return { quota: charged, ...log, metadata: withShortfall(log.metadata, shortfall) };
 }
 
+export interface ReserveKeeping {
+  /** This node's stable name: a restart gives back the reserves a previous run of it held. */
+  nodeId?: string;
+  /**
+   * Seconds a reserve lives unless its node renews it (every third of it). After that any node may
+   * give it back: longer than a node may go without reaching the database. Default 120.
+   */
+  leaseSeconds?: number;
+  nowSeconds?: () => number;
+  /** Told of a renewal or a sweep that failed (it is tried again at the next round). */
+  onError?: (message: string) => void;
+}
+
+/** What a settlement found of its reserve's row when it claimed it. */
+enum Claim {
+  /** The row was there: the reserve is still held. */
+  Held,
+  /** Given back by a sweep or a restart: the settlement charges its whole cost as an overrun. */
+  Returned,
+  /** No row: this settlement committed already (its COMMIT's answer was lost and it ran again). */
+  Done,
+}
+
+/** A claimed item's reserve as its settlement must count it. */
+function heldAs(held: HeldQuota, claim: Claim): HeldQuota {
+  return claim === Claim.Returned ? { ...held, amount: 0 } : held;
+}
+
+const NOTHING: SettledAmounts = { charged: 0, refunded: 0, shortfall: 0 };
+/** Tries of a reserve the engine ended as a deadlock or a lock wait timeout. */
+const RESERVE_ATTEMPTS = 4;
+/** Reserves given back per statement by a start-up or a sweep. */
+const RETURN_BATCH = 500;
+/** Rows of reserves given back are kept this long, for a settlement that may still come. */
+const RETURNED_KEPT_SECONDS = 86_400;
+
+/** Columns of `logs` that are indexed strings (191 characters on MySQL). */
+const SHORT_LOG_COLUMNS = ['username', 'token_name', 'model_name', 'group', 'source_ip'] as const;
+
+/** A log row every engine stores: text without NUL or lone surrogates, short columns cut to 191. */
+function storableLog(log: ConsumeLog): ConsumeLog {
+  const out: Record<string, unknown> = { ...log };
+  for (const [key, value] of Object.entries(out))
+    if (typeof value === 'string') out[key] = storableText(value);
+  for (const key of SHORT_LOG_COLUMNS) {
+    const value = out[key];
+    if (typeof value === 'string' && value.length > 191) out[key] = value.slice(0, 191);
+  }
+  return out as ConsumeLog;
+}
+
 class Refusal extends Error {
   constructor(readonly reason: ReserveRefusal) {
     super(reason);
@@ -42,15 +96,126 @@ class Refusal extends Error {
  */
 export class KyselyLedgerStore implements LedgerStore {
   private readonly queue: SettlementQueue<QueuedSettle, SettledAmounts>;
+  readonly nodeId: string;
+  private readonly bootId = randomBytes(6).toString('base64url');
+  private sequence = 0;
+  private readonly leaseSeconds: number;
+  private readonly nowSeconds: () => number;
+  private readonly onError: (message: string) => void;
+  private keeper: NodeJS.Timeout | undefined;
+  private keeping: Promise<void> = Promise.resolve();
+  private started = false;
 
   constructor(
     private readonly database: Database,
-    writer: WriteBatcher,
+    private readonly writer: WriteBatcher,
+    keeping: ReserveKeeping = {},
   ) {
     this.queue = new SettlementQueue(writer, {
       runGroup: (trx, items) => this.settleGroup(trx, items),
       runOne: (trx, item) => this.runOne(trx, item),
     });
+    this.nodeId = keeping.nodeId ?? `node-${randomBytes(6).toString('hex')}`;
+    this.leaseSeconds = keeping.leaseSeconds ?? 120;
+    this.nowSeconds = keeping.nowSeconds ?? (() => Math.floor(Date.now() / 1000));
+    this.onError = keeping.onError ?? (() => {});
+  }
+
+  nextRef(): string {
+    return `${this.bootId}.${(++this.sequence).toString(36)}`;
+  }
+
+  /**
+   * Gives back every reserve a previous run of this node left (it crashed or was killed between a
+   * reserve and its settlement), then renews this node's reserves and gives back other nodes'
+   * expired ones every third of the lease.
+   */
+  async start(): Promise<void> {
+    this.started = true;
+    await this.returnReserves('own');
+    this.stopKeeping();
+    const every = Math.max(1000, (this.leaseSeconds * 1000) / 3);
+    this.keeper = setInterval(() => {
+      this.keeping = this.keep().catch((err: unknown) =>
+        this.onError(`reserve upkeep failed: ${String(err)}`),
+      );
+    }, every);
+    this.keeper.unref();
+  }
+
+  /** Renews this node's reserves, gives back expired ones and forgets long-returned rows. */
+  async keep(): Promise<void> {
+    const now = this.nowSeconds();
+    await this.database.db
+      .updateTable('reserves')
+      .set({ expires_at: now + this.leaseSeconds })
+      .where('node_id', '=', this.nodeId)
+      .where('returned', '=', 0)
+      .execute();
+    await this.returnReserves('expired');
+    await this.database.db
+      .deleteFrom('reserves')
+      .where('returned', '=', 1)
+      .where('expires_at', '<', now - RETURNED_KEPT_SECONDS)
+      .execute();
+  }
+
+  /**
+   * Gives back, in batches, the reserves of this node (`own`: at start-up and at a clean stop) or of
+   * any node whose lease ran out (`expired`), and marks them returned. Runs through the writer, so a
+   * lost connection is tried again and the batches of settlements lock rows in the same order.
+   * Answers how many were given back.
+   */
+  async returnReserves(which: 'own' | 'expired'): Promise<number> {
+    let total = 0;
+    for (;;) {
+      let found = 0;
+      await this.writer.submit(async (trx) => {
+        let query = trx
+          .selectFrom('reserves')
+          .select(['id', 'user_id', 'token_id', 'token_limited', 'amount'])
+          .where('returned', '=', 0)
+          .orderBy('id')
+          .limit(RETURN_BATCH);
+        query =
+          which === 'own'
+            ? query.where('node_id', '=', this.nodeId)
+            : query.where('expires_at', '<', this.nowSeconds());
+        if (this.database.dialect !== 'sqlite') query = query.forUpdate();
+        const rows = await query.execute();
+        found = rows.length;
+        if (rows.length === 0) return;
+        const planned = rows.map(
+          (r): PlannedSettle => ({
+            held: {
+              userId: Number(r.user_id),
+              tokenId: Number(r.token_id),
+              tokenUnlimited: Number(r.token_limited) === 0,
+              amount: Number(r.amount),
+            },
+            finalQuota: undefined,
+            channelId: 0,
+          }),
+        );
+        await this.applyPlan(trx, planSettlements(planned));
+        await trx
+          .updateTable('reserves')
+          .set({ returned: 1 })
+          .where(
+            'id',
+            'in',
+            rows.map((r) => r.id),
+          )
+          .execute();
+      });
+      total += found;
+      if (found < RETURN_BATCH) return total;
+    }
+  }
+
+  private stopKeeping(): void {
+    if (this.keeper) clearInterval(this.keeper);
+    this.keeper = undefined;
   }
 
   /**
@@ -60,50 +225,51 @@ export class KyselyLedgerStore implements LedgerStore {
    * request and by every request waiting on the same user.
    */
   async reserve(held: HeldQuota): Promise<ReserveRefusal | null> {
-    // One row, one statement: it commits by itself on every engine.
-    if (held.tokenUnlimited) return (await this.takeFromUser(held)) ? null : 'insufficient_user_quota';
-    if (this.database.dialect === 'postgres') return this.reserveByFunction(held);
-    if (this.database.dialect === 'mysql' && (await this.takeFromBoth(held))) return null;
-    // SQLite, and MySQL after a refusal: its one statement cannot say which balance was short, so
-    // the reserve is tried again step by step, whose answer (a refusal or a grant) is the one given.
-    return this.reserveInTransaction(held);
+    try {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          if (this.database.dialect === 'postgres') return await this.reserveByFunction(held);
+          // MySQL and SQLite: the balances and the reserve's row in one transaction.
+          return await this.reserveInTransaction(held);
+        } catch (err) {
+          // A settlement group locks reserve rows before balances, a reserve balances before its
+          // row's insert: MySQL may end either as a deadlock. Nothing of the loser was kept.
+          if (attempt >= RESERVE_ATTEMPTS || !isTransient(err)) throw err;
+          await new Promise((r) => setTimeout(r, 2 * attempt));
+        }
+      }
+    } catch (err) {
+      // The answer may have been lost after the reserve committed (a dropped connection): its row
+      // is then given back by a release, which finds nothing to do when the reserve never happened.
+      if (held.ref !== undefined) this.release(held).catch(() => {});
+      throw err;
+    }
   }
 
-  private async takeFromUser(held: HeldQuota): Promise<boolean> {
-    const user = await this.database.db
-      .updateTable('users')
-      .set((eb) => ({ quota: eb('quota', '-', held.amount) }))
-      .where('id', '=', held.userId)
-      .where('quota', '>=', held.amount)
-      .executeTakeFirst();
-    return Number(user.numUpdatedRows) === 1;
+  /** The reserve's row, written in the transaction that takes the balances. */
+  private reserveRow(held: HeldQuota) {
+    return {
+      id: held.ref ?? this.nextRef(),
+      node_id: this.nodeId,
+      user_id: held.userId,
+      token_id: held.tokenId,
+      token_limited: held.tokenUnlimited ? 0 : 1,
+      amount: held.amount,
+      expires_at: this.nowSeconds() + this.leaseSeconds,
+      returned: 0,
+    };
   }
 
-  /** One round trip: `reserve_quota` (migration 0002) does both updates, or neither. */
+  /** One round trip: `hold_quota` (migration 0006) takes the balances and writes the row, or does nothing. */
   private async reserveByFunction(held: HeldQuota): Promise<ReserveRefusal | null> {
+    const row = this.reserveRow(held);
     const result = await sql<{ refusal: string | null }>`
-      select reserve_quota(${held.userId}, ${held.tokenId}, ${held.amount}) as refusal`.execute(
-      this.database.db,
-    );
+      select hold_quota(${row.id}, ${row.node_id}, ${row.expires_at}, ${held.userId}, ${held.tokenId},
+        ${!held.tokenUnlimited}, ${held.amount}) as refusal`.execute(this.database.db);
     const refusal = result.rows[0]?.refusal ?? null;
     if (refusal === null || refusal === 'insufficient_user_quota' || refusal === 'insufficient_token_quota')
       return refusal;
     throw new Error(`reserve_quota answered ${refusal}`);
-  }
-
-  /**
-   * MySQL/MariaDB in one statement: a multi-table UPDATE changes both rows or neither, and reads
-   * them under lock, so the balance checked is the newest. Its rows are locked in the order the
-   * tables are named (checked on MariaDB 10.11), hence users first. False when either was short.
-   */
-  private async takeFromBoth(held: HeldQuota): Promise<boolean> {
-    const amount = held.amount;
-    const result = await sql`
-      update users, tokens
-      set users.quota = users.quota - ${amount}, tokens.remain_quota = tokens.remain_quota - ${amount}
-      where users.id = ${held.userId} and tokens.id = ${held.tokenId}
-        and users.quota >= ${amount} and tokens.remain_quota >= ${amount}`.execute(this.database.db);
-    return Number(result.numAffectedRows ?? 0) > 0;
   }
 
   private async reserveInTransaction(held: HeldQuota): Promise<ReserveRefusal | null> {
@@ -117,14 +283,17 @@ export class KyselyLedgerStore implements LedgerStore {
           .where('quota', '>=', amount)
           .executeTakeFirst();
         if (Number(user.numUpdatedRows) !== 1) throw new Refusal('insufficient_user_quota');
-        const token = await trx
-          .updateTable('tokens')
-          .set((eb) => ({ remain_quota: eb('remain_quota', '-', amount) }))
-          .where('id', '=', held.tokenId)
-          .where('remain_quota', '>=', amount)
-          .executeTakeFirst();
-        // Throwing rolls the user's deduction back with it.
-        if (Number(token.numUpdatedRows) !== 1) throw new Refusal('insufficient_token_quota');
+        if (!held.tokenUnlimited) {
+          const token = await trx
+            .updateTable('tokens')
+            .set((eb) => ({ remain_quota: eb('remain_quota', '-', amount) }))
+            .where('id', '=', held.tokenId)
+            .where('remain_quota', '>=', amount)
+            .executeTakeFirst();
+          // Throwing rolls the user's deduction back with it.
+          if (Number(token.numUpdatedRows) !== 1) throw new Refusal('insufficient_token_quota');
+        }
+        await trx.insertInto('reserves').values(this.reserveRow(held)).execute();
       });
     } catch (err) {
       if (err instanceof Refusal) return err.reason;
@@ -134,7 +303,55 @@ export class KyselyLedgerStore implements LedgerStore {
   }
 
   settle(held: HeldQuota, finalQuota: number, log: ConsumeLog, recordLog: boolean): Promise<SettledAmounts> {
-    return this.queue.add({ held, settle: { finalQuota, log, recordLog } });
+    return this.queue
+      .add({ held, settle: { finalQuota, log, recordLog } })
+      .catch((err: unknown) => this.refused(err, held, finalQuota, log, recordLog));
+  }
+
+  /**
+   * A settlement the database refused for good (not a lost connection, which the writer waits out,
+   * nor a closed ledger): it runs again with its log row's text cleaned, and is kept in
+   * `settlement_dead_letters` with the error, whether it was then charged, and an error line.
+   */
+  private async refused(
+    err: unknown,
+    held: HeldQuota,
+    finalQuota: number,
+    log: ConsumeLog,
+    recordLog: boolean,
+  ): Promise<SettledAmounts> {
+    if (err instanceof WriteBatcherClosedError || isConnectionLoss(err)) throw err;
+    let amounts: SettledAmounts | undefined;
+    let again: unknown;
+    try {
+      amounts = await this.queue.add({ held, settle: { finalQuota, log: storableLog(log), recordLog } });
+    } catch (e) {
+      again = e;
+    }
+    const charged = amounts !== undefined;
+    this.onError(
+      `the database refused the settlement of user ${held.userId}, token ${held.tokenId} (${String(err)}); ` +
+        `${charged ? 'charged with its text cleaned' : `NOT charged (${String(again)})`}; kept in settlement_dead_letters`,
+    );
+    await this.database.db
+      .insertInto('settlement_dead_letters')
+      .values({
+        created_at: this.nowSeconds(),
+        user_id: held.userId,
+        token_id: held.tokenId,
+        channel_id: log.channel_id ?? 0,
+        reserved: held.amount,
+        final_quota: finalQuota,
+        charged: charged ? 1 : 0,
+        error: storableText(String(err)),
+        log: JSON.stringify(log),
+      })
+      .execute()
+      .catch((e: unknown) =>
+        this.onError(`could not keep a refused settlement: ${String(e)}; it was ${JSON.stringify(log)}`),
+      );
+    if (!amounts) throw err;
+    return amounts;
   }
 
   async release(held: HeldQuota): Promise<void> {
@@ -145,8 +362,19 @@ export class KyselyLedgerStore implements LedgerStore {
     return this.queue.flush();
   }
 
-  close(): Promise<void> {
-    return this.queue.close();
+  /**
+   * Drains the settlements, then gives back what this node still holds (a reserve whose answer was
+   * lost), so a node that stops for good leaves nothing for the others to wait out.
+   */
+  async close(): Promise<void> {
+    this.stopKeeping();
+    await this.keeping;
+    await this.queue.flush();
+    if (this.started)
+      await this.returnReserves('own').catch((err: unknown) =>
+        this.onError(`returning this node's reserves failed: ${String(err)}`),
+      );
+    await this.queue.close();
   }
 
   /**
@@ -159,15 +387,73 @@ export class KyselyLedgerStore implements LedgerStore {
     trx: Transaction<Tables>,
     items: readonly QueuedSettle[],
   ): Promise<SettledAmounts[]> {
-    const planned = items.map(
+    const claims = await this.claim(trx, items);
+    const live: QueuedSettle[] = [];
+    const at: number[] = [];
+    items.forEach((item, i) => {
+      const claim = claims(item.held);
+      if (claim === Claim.Done) return;
+      live.push(claim === Claim.Returned ? { ...item, held: heldAs(item.held, claim) } : item);
+      at.push(i);
+    });
+    const planned = live.map(
       (item): PlannedSettle => ({
         held: item.held,
         finalQuota: item.settle?.finalQuota,
         channelId: item.settle?.log.channel_id ?? 0,
       }),
     );
-    const balances = planned.some(needsRoom) ? await this.lockBalances(trx, items) : undefined;
+    const balances = planned.some(needsRoom) ? await this.lockBalances(trx, live) : undefined;
     const plan = planSettlements(planned, balances);
+    await this.applyPlan(trx, plan);
+    const rows: Insertable<LogsTable>[] = [];
+    live.forEach((item, i) => {
+      const a = plan.amounts[i]!;
+      if (item.settle?.recordLog) rows.push(logRow(item.settle.log, a.charged, a.shortfall));
+    });
+    for (let from = 0; from < rows.length; from += LOG_ROWS_PER_INSERT) {
+      await trx
+        .insertInto('logs')
+        .values(rows.slice(from, from + LOG_ROWS_PER_INSERT))
+        .execute();
+    }
+    const answers: SettledAmounts[] = items.map(() => NOTHING);
+    at.forEach((index, i) => {
+      const a = plan.amounts[i]!;
+      answers[index] = { charged: a.charged, refunded: a.refunded, shortfall: a.shortfall };
+    });
+    return answers;
+  }
+
+  /**
+   * Deletes the rows of the items' reserves, in this transaction, and says what each item found:
+   * the reserve held, given back meanwhile, or settled already. Items without a row count as held.
+   */
+  private async claim(
+    trx: Transaction<Tables>,
+    items: readonly QueuedSettle[],
+  ): Promise<(held: HeldQuota) => Claim> {
+    const refs = items.flatMap((i) => (i.held.ref === undefined ? [] : [i.held.ref]));
+    if (refs.length === 0) return () => Claim.Held;
+    let found: { id: string; returned: number }[];
+    if (this.database.dialect === 'postgres') {
+      found = await trx
+        .deleteFrom('reserves')
+        .where('id', 'in', refs)
+        .returning(['id', 'returned'])
+        .execute();
+    } else {
+      let query = trx.selectFrom('reserves').select(['id', 'returned']).where('id', 'in', refs);
+      if (this.database.dialect === 'mysql') query = query.forUpdate();
+      found = await query.execute();
+      if (found.length > 0) await trx.deleteFrom('reserves').where('id', 'in', refs).execute();
+    }
+    const state = new Map(found.map((r) => [r.id, Number(r.returned) === 1 ? Claim.Returned : Claim.Held]));
+    return (held) => (held.ref === undefined ? Claim.Held : (state.get(held.ref) ?? Claim.Done));
+  }
+
+  /** The balance and counter updates of a plan: users, then tokens, then channels, each by id. */
+  private async applyPlan(trx: Transaction<Tables>, plan: ReturnType<typeof planSettlements>): Promise<void> {
     for (const user of plan.users) {
       await trx
         .updateTable('users')
@@ -206,18 +492,6 @@ export class KyselyLedgerStore implements LedgerStore {
         .where('id', '=', channel.id)
         .execute();
     }
-    const rows: Insertable<LogsTable>[] = [];
-    items.forEach((item, i) => {
-      const a = plan.amounts[i]!;
-      if (item.settle?.recordLog) rows.push(logRow(item.settle.log, a.charged, a.shortfall));
-    });
-    for (let at = 0; at < rows.length; at += LOG_ROWS_PER_INSERT) {
-      await trx
-        .insertInto('logs')
-        .values(rows.slice(at, at + LOG_ROWS_PER_INSERT))
-        .execute();
-    }
-    return plan.amounts.map((a) => ({ charged: a.charged, refunded: a.refunded, shortfall: a.shortfall }));
   }
 
   /**
@@ -251,14 +525,14 @@ export class KyselyLedgerStore implements LedgerStore {
   }
 
   /** One settlement or release alone: the path a group's items take when the group failed. */
-  private runOne(trx: Transaction<Tables>, item: QueuedSettle): Promise<SettledAmounts> {
+  private async runOne(trx: Transaction<Tables>, item: QueuedSettle): Promise<SettledAmounts> {
+    const claim = (await this.claim(trx, [item]))(item.held);
+    if (claim === Claim.Done) return NOTHING;
+    const held = heldAs(item.held, claim);
     if (item.settle)
-      return this.settleIn(trx, item.held, item.settle.finalQuota, item.settle.log, item.settle.recordLog);
-    return this.move(trx, item.held, item.held.amount, 0, false).then(() => ({
-      charged: 0,
-      refunded: item.held.amount,
-      shortfall: 0,
-    }));
+      return this.settleIn(trx, held, item.settle.finalQuota, item.settle.log, item.settle.recordLog);
+    if (held.amount > 0) await this.move(trx, held, held.amount, 0, false);
+    return { charged: 0, refunded: held.amount, shortfall: 0 };
   }
 
   private async settleIn(

@@ -64,6 +64,19 @@ const held: HeldQuota = { userId: 7, tokenId: 70, tokenUnlimited: false, amount:
 const unlimited: HeldQuota = { userId: 8, tokenId: 80, tokenUnlimited: true, amount: 0 };
 
 describe('the ledger wire', () => {
+  it("carries each settlement's journal number (0 when none)", () => {
+    const writer = new RequestWriter();
+    writer.settle(1, held, 10, log(), true, 41);
+    writer.settle(2, held, 10, log(), true);
+    const seqs: number[] = [];
+    new RequestReader().read(post(writer), {
+      settle: (_id, _held, _final, _log, _record, journalSeq) => seqs.push(journalSeq),
+      flush: () => {},
+      close: () => {},
+    });
+    expect(seqs).toEqual([41, 0]);
+  });
+
   it('carries every kind of request, in order, with its values', () => {
     const writer = new RequestWriter();
     writer.settle(2, held, 1800, log(), true);

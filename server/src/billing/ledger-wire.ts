@@ -33,7 +33,15 @@ const SENT_COLUMNS = LOG_COLUMNS.map((column, index) => ({
 })).filter((c) => LOG_COLUMNS[c.index] !== 'quota');
 
 export interface RequestVisitor {
-  settle(id: number, held: HeldQuota, finalQuota: number, log: LogRow, recordLog: boolean): void;
+  /** `journalSeq`: the settlement's number in the settlement journal (0 for none). */
+  settle(
+    id: number,
+    held: HeldQuota,
+    finalQuota: number,
+    log: LogRow,
+    recordLog: boolean,
+    journalSeq: number,
+  ): void;
   flush(id: number): void;
   close(id: number): void;
 }
@@ -60,7 +68,14 @@ export class RequestWriter {
     return this.batch.length === 0;
   }
 
-  settle(id: number, held: HeldQuota, finalQuota: number, log: LogValues, recordLog: boolean): void {
+  settle(
+    id: number,
+    held: HeldQuota,
+    finalQuota: number,
+    log: LogValues,
+    recordLog: boolean,
+    journalSeq = 0,
+  ): void {
     this.begin();
     // Column by column in SENT_COLUMNS order: a named property load is much cheaper per row than a
     // load by a column name out of a list.
@@ -73,6 +88,7 @@ export class RequestWriter {
       held.amount,
       finalQuota,
       recordLog ? 1 : 0,
+      journalSeq,
       number(log.user_id),
       number(log.created_at),
       number(log.type),
@@ -172,7 +188,8 @@ export class RequestReader {
           const held = this.held(batch, i + 2);
           const finalQuota = batch[i + 6] as number;
           const recordLog = batch[i + 7] === 1;
-          i += 8;
+          const journalSeq = batch[i + 8] as number;
+          i += 9;
           const row: LogRow = new Array(LOG_COLUMNS.length).fill(0);
           for (const c of SENT_COLUMNS) {
             const v = batch[i++] ?? null;
@@ -182,7 +199,7 @@ export class RequestReader {
               row[c.index] = v;
             } else row[c.index] = this.dictionary[v] ?? '';
           }
-          visit.settle(id, held, finalQuota, row, recordLog);
+          visit.settle(id, held, finalQuota, row, recordLog, journalSeq);
           break;
         }
         case FLUSH:

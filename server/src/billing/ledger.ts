@@ -1,6 +1,9 @@
 import type { Insertable } from 'kysely';
+import { isConnectionLoss } from '../db/connection-loss.js';
 import type { LogsTable } from '../db/tables.js';
+import type { JournalEntry, SettlementJournal } from './settlement-journal.js';
 import type { HeldQuota, ReserveRefusal, SettledAmounts } from './sqlite-ledger-core.js';
+import { WriteBatcherClosedError } from './write-batcher.js';
 
 // Reserve, settle and release of quota (design §4 billing rules). The ledger keeps the rules that
 // do not depend on the engine (a reservation settles once; only issued reservations settle); a
@@ -24,6 +27,8 @@ export interface Reservation {
   readonly tokenId: number;
   readonly tokenUnlimited: boolean;
   readonly amount: number;
+  /** The record of the reserve in the database, when the store keeps one. */
+  readonly ref?: string | undefined;
 }
 
 export type ReserveOutcome = { ok: true; reservation: Reservation } | { ok: false; reason: ReserveRefusal };
@@ -54,6 +59,11 @@ export interface Settlement {
 
 /** Where the ledger's SQL runs. Every balance change is a relative, conditional UPDATE. */
 export interface LedgerStore {
+  /**
+   * A name for the next reserve's record, when the store keeps one (`held.ref`): made before the
+   * reserve is sent so that a reserve whose answer was lost can still be found and given back.
+   */
+  nextRef?(): string;
   /** Holds `held.amount` (> 0) from the user and, unless unlimited, the token: both or neither. */
   reserve(held: HeldQuota): Promise<ReserveRefusal | null>;
   /**
@@ -61,11 +71,25 @@ export interface LedgerStore {
    * far as the balances go and the rest is the shortfall; used quota of user, token and channel and
    * the user's request count grow with the charge.
    */
-  settle(held: HeldQuota, finalQuota: number, log: ConsumeLog, recordLog: boolean): Promise<SettledAmounts>;
+  settle(
+    held: HeldQuota,
+    finalQuota: number,
+    log: ConsumeLog,
+    recordLog: boolean,
+    journalSeq?: number,
+  ): Promise<SettledAmounts>;
+  /**
+   * The highest settlement-journal number whose settlement is committed, when the store keeps one
+   * with its commits (SQLite, whose reserves leave no row to tell). Journaled settlements up to it
+   * are not made again.
+   */
+  journalMark?(): Promise<number>;
   /** Gives the whole reserve back. */
   release(held: HeldQuota): Promise<void>;
   /** Resolves when everything submitted before the call is committed, its log rows in `logs`. */
   flush(): Promise<void>;
+  /** Before the first reserve: gives back what this node held when it last stopped, keeps its reserves alive. */
+  start?(): Promise<void>;
   /** Refuses new work and drains what was submitted (graceful shutdown). */
   close(): Promise<void>;
 }
@@ -91,6 +115,7 @@ class IssuedReservation implements Reservation {
     readonly tokenId: number,
     readonly tokenUnlimited: boolean,
     readonly amount: number,
+    readonly ref: string | undefined,
   ) {
     this.#issuer = issuer;
     Object.freeze(this);
@@ -109,8 +134,64 @@ class IssuedReservation implements Reservation {
   }
 }
 
+/** A failure that leaves a settlement to be made again from the journal at the next start. */
+function retriable(err: unknown): boolean {
+  return (
+    err instanceof WriteBatcherClosedError ||
+    isConnectionLoss(err) ||
+    (err instanceof Error && /ledger is closed|ledger worker/i.test(err.message))
+  );
+}
+
+/**
+ * A journaled settlement as the store settles it again: with its reserve's row when it had one (the
+ * row tells whether it committed already), else from a reserve of 0, as a store that holds its
+ * reserves in memory (SQLite) charges after a restart.
+ */
+function replayed(entry: JournalEntry): HeldQuota {
+  return {
+    userId: entry.userId,
+    tokenId: entry.tokenId,
+    tokenUnlimited: entry.tokenUnlimited,
+    amount: entry.ref !== undefined ? entry.amount : 0,
+    ref: entry.ref,
+  };
+}
+
 export class Ledger {
-  constructor(private readonly store: LedgerStore) {}
+  /**
+   * `journal`: settlements are recorded there when handed over and marked done when committed, so
+   * a process that dies loses none (settlement-journal.ts); `replay` settles what it left open.
+   */
+  constructor(
+    private readonly store: LedgerStore,
+    private readonly journal?: SettlementJournal,
+  ) {}
+
+  /**
+   * Settles again what a previous run of this node recorded and never saw committed, then starts a
+   * fresh journal. Before `start` and before anything is served. Answers how many were run again.
+   */
+  async replay(onError: (message: string) => void = () => {}): Promise<number> {
+    const journal = this.journal;
+    if (!journal) return 0;
+    const left = journal.leftOpen();
+    const mark = (await this.store.journalMark?.()) ?? 0;
+    const open = left.filter((e) => e.n > mark);
+    let settled = 0;
+    for (const entry of open) {
+      try {
+        await this.store.settle(replayed(entry), entry.finalQuota, entry.log, entry.recordLog, entry.n);
+        settled++;
+      } catch (err) {
+        onError(`a journaled settlement could not be made again: ${String(err)}: ${JSON.stringify(entry)}`);
+        if (retriable(err)) throw err;
+      }
+    }
+    // Numbers go on from the old file's: a commit's mark never points into the new one by mistake.
+    journal.begin(left.reduce((highest, e) => Math.max(highest, e.n), mark));
+    return settled;
+  }
 
   /**
    * Holds `amount` from the user and (unless unlimited) the token, both or neither. The answer is
@@ -124,6 +205,7 @@ export class Ledger {
       request.tokenId,
       request.tokenUnlimited,
       request.amount,
+      request.amount > 0 ? this.store.nextRef?.() : undefined,
     );
     if (reservation.amount > 0) {
       const refusal = await this.store.reserve(reservation);
@@ -149,12 +231,33 @@ export class Ledger {
       reservation,
       () => assertQuota('finalQuota', finalQuota),
       // The log row is handed over here and not kept while the store answers.
-      () =>
-        this.store
-          .settle(reservation, finalQuota, log, options.recordLog ?? true)
-          .then(
-            (done): Settlement => ({ outcome: 'settled', reserved: reservation.amount, finalQuota, ...done }),
-          ),
+      () => {
+        const recordLog = options.recordLog ?? true;
+        const journal = this.journal;
+        const n = journal?.append({
+          ref: reservation.ref,
+          userId: reservation.userId,
+          tokenId: reservation.tokenId,
+          tokenUnlimited: reservation.tokenUnlimited,
+          amount: reservation.amount,
+          finalQuota,
+          recordLog,
+          log,
+        });
+        const settled = this.store.settle(reservation, finalQuota, log, recordLog, n);
+        return settled.then(
+          (done): Settlement => {
+            if (n !== undefined) journal!.done(n);
+            return { outcome: 'settled', reserved: reservation.amount, finalQuota, ...done };
+          },
+          (err: unknown) => {
+            // Refused for good: the store kept it where an administrator sees it. Not made at all
+            // (the ledger closed, the database stayed away): the next start makes it again.
+            if (n !== undefined && !retriable(err)) journal!.done(n);
+            throw err;
+          },
+        );
+      },
     );
   }
 
@@ -182,8 +285,14 @@ export class Ledger {
     return this.store.flush();
   }
 
-  close(): Promise<void> {
-    return this.store.close();
+  /** Before serving: see `LedgerStore.start`. */
+  async start(): Promise<void> {
+    await this.store.start?.();
+  }
+
+  async close(): Promise<void> {
+    await this.store.close();
+    this.journal?.close();
   }
 
   private once(

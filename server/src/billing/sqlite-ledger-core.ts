@@ -27,6 +27,8 @@ export interface HeldQuota {
   tokenId: number;
   tokenUnlimited: boolean;
   amount: number;
+  /** The row of `reserves` that records a reserve held in the database (PostgreSQL, MySQL). */
+  ref?: string | undefined;
 }
 
 /**
@@ -38,6 +40,8 @@ export interface LedgerJob {
   finalQuota: number;
   log: LogRow;
   recordLog: boolean;
+  /** Its number in the settlement journal; the highest committed is kept with the commit. */
+  journalSeq?: number;
 }
 
 export interface SettledAmounts {
@@ -70,6 +74,7 @@ export class SqliteLedgerCore {
   private readonly tokenState: SQLite.Statement;
   private readonly enabledStatus: number;
   private readonly insertLog: SQLite.Statement;
+  private readonly markJournal: SQLite.Statement;
   private readonly publishTx: SQLite.Transaction<() => number>;
   /** Log rows committed to `logs_staging` by this connection and not published since. */
   private staged = 0;
@@ -119,6 +124,11 @@ export class SqliteLedgerCore {
     this.insertLog = sqlite.prepare(
       `INSERT INTO logs_staging (${columns}) VALUES (${LOG_COLUMNS.map(() => '?').join(', ')})`,
     );
+    // The journal's settlements up to this number are committed (migration 0008): a restart after
+    // a kill makes only the ones above it again.
+    this.markJournal = sqlite.prepare(
+      'INSERT INTO journal_marks (id, seq) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET seq = max(seq, excluded.seq)',
+    );
     const moveLogs = sqlite.prepare(
       `INSERT INTO logs (${columns}) SELECT ${columns} FROM logs_staging ORDER BY rowid`,
     );
@@ -133,7 +143,9 @@ export class SqliteLedgerCore {
     // throws (a log row the table refuses) rolls the whole batch back, and it runs again isolated.
     this.groupedTx = sqlite.transaction((jobs: readonly LedgerJob[]) => {
       try {
-        return this.applyGrouped(jobs);
+        const results = this.applyGrouped(jobs);
+        this.mark(jobs);
+        return results;
       } catch (err) {
         throw new JobFailed(String((err as Error)?.message ?? err), { cause: err });
       }
@@ -151,6 +163,7 @@ export class SqliteLedgerCore {
         }
       });
       this.settled = balanceRows(this.balancesOf(jobs));
+      this.mark(jobs);
       return results;
     });
   }
@@ -247,6 +260,13 @@ export class SqliteLedgerCore {
       }
     }
     return { users, tokens };
+  }
+
+  private mark(jobs: readonly LedgerJob[]): void {
+    let highest = 0;
+    for (const job of jobs)
+      if (job.journalSeq !== undefined && job.journalSeq > highest) highest = job.journalSeq;
+    if (highest > 0) this.markJournal.run(highest);
   }
 
   /** A job on its own statements (the isolated path). */

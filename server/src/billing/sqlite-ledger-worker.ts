@@ -102,8 +102,8 @@ function serve(port: NonNullable<typeof parentPort>, data: LedgerWorkerData): vo
   };
 
   const visitor: RequestVisitor = {
-    settle: (id, held, finalQuota, log, recordLog) => {
-      queue.push({ id, job: { held, finalQuota, log, recordLog } });
+    settle: (id, held, finalQuota, log, recordLog, journalSeq) => {
+      queue.push({ id, job: { held, finalQuota, log, recordLog, journalSeq } });
     },
     // Everything submitted before a flush is committed and in `logs` when it is answered.
     flush: (id) => {

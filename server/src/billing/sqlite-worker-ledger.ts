@@ -164,14 +164,20 @@ export class SqliteWorkerLedger implements LedgerStore {
    * reserve made meanwhile sees the money as gone. The thread charges the whole cost, as far as the
    * balances go, since nothing was taken from them at the reserve.
    */
-  settle(held: HeldQuota, finalQuota: number, log: ConsumeLog, recordLog: boolean): Promise<SettledAmounts> {
+  settle(
+    held: HeldQuota,
+    finalQuota: number,
+    log: ConsumeLog,
+    recordLog: boolean,
+    journalSeq?: number,
+  ): Promise<SettledAmounts> {
     if (this.closed) {
       this.holds.add(held, -held.amount);
       return Promise.reject(new LedgerWorkerError('The ledger is closed'));
     }
     this.holds.add(held, finalQuota - held.amount);
     const charged: HeldQuota = { ...held, amount: 0 };
-    return this.call((id) => this.outbox.settle(id, charged, finalQuota, log, recordLog), false, {
+    return this.call((id) => this.outbox.settle(id, charged, finalQuota, log, recordLog, journalSeq), false, {
       held,
       charge: finalQuota,
       generation: this.balances().generation,
@@ -182,6 +188,19 @@ export class SqliteWorkerLedger implements LedgerStore {
   release(held: HeldQuota): Promise<void> {
     this.holds.add(held, -held.amount);
     return Promise.resolve();
+  }
+
+  /** The highest settlement-journal number committed (journal_marks, migration 0008). */
+  async journalMark(): Promise<number> {
+    const sqlite = openSqliteFile(this.data.file);
+    try {
+      const row = sqlite.prepare('SELECT seq FROM journal_marks WHERE id = 1').get() as
+        | { seq: number }
+        | undefined;
+      return Number(row?.seq ?? 0);
+    } finally {
+      sqlite.close();
+    }
   }
 
   async flush(): Promise<void> {

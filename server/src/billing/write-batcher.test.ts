@@ -63,7 +63,13 @@ for (const target of engineTargets()) {
       const names = Array.from({ length: 100 }, (_, i) => `g1-${String(i).padStart(3, '0')}`);
       await Promise.all(names.map((k) => b.submit(put(k))));
       expect(new Set(seen).size).toBe(1);
-      expect(b.stats()).toEqual({ transactions: 1, commits: 1, committedJobs: 100, failedJobs: 0 });
+      expect(b.stats()).toEqual({
+        transactions: 1,
+        commits: 1,
+        committedJobs: 100,
+        failedJobs: 0,
+        reconnectRetries: 0,
+      });
       expect(await keys('g1-')).toEqual(names);
     });
 

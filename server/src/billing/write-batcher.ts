@@ -1,4 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
+import { isConnectionLoss } from '../db/connection-loss.js';
 import type { Tables } from '../db/tables.js';
 
 /**
@@ -20,6 +21,11 @@ export interface WriteBatcherOptions {
   capacity?: number;
   /** Tries of a job run alone when the engine reports a deadlock, serialisation failure or busy file. Default 3. */
   maxAttempts?: number;
+  /**
+   * How long a job whose connection was lost (a database restart, a failover, a killed session) is
+   * tried again, with growing pauses, before it fails. Default 60 000 ms.
+   */
+  reconnectMs?: number;
 }
 
 export interface WriteBatcherStats {
@@ -29,6 +35,8 @@ export interface WriteBatcherStats {
   commits: number;
   committedJobs: number;
   failedJobs: number;
+  /** Runs tried again because their connection was lost. */
+  reconnectRetries: number;
 }
 
 export class WriteBatcherClosedError extends Error {
@@ -47,7 +55,7 @@ interface Entry {
 }
 
 /** Errors that a retry of the same transaction can clear (engine lock conflicts, not bad data). */
-function isTransient(err: unknown): boolean {
+export function isTransient(err: unknown): boolean {
   const e = err as { code?: unknown; errno?: unknown } | null;
   if (!e || typeof e !== 'object') return false;
   return (
@@ -82,6 +90,7 @@ export class WriteBatcher {
   private readonly maxBatch: number;
   private readonly capacity: number;
   private readonly maxAttempts: number;
+  private readonly reconnectMs: number;
   private readonly queue: Entry[] = [];
   /** Submitted while the batcher was full; admitted in order as room frees. */
   private readonly waiting: Entry[] = [];
@@ -95,6 +104,7 @@ export class WriteBatcher {
     commits: 0,
     committedJobs: 0,
     failedJobs: 0,
+    reconnectRetries: 0,
   };
 
   constructor(
@@ -105,6 +115,7 @@ export class WriteBatcher {
     this.maxBatch = options.maxBatch ?? 256;
     this.capacity = options.capacity ?? 10_000;
     this.maxAttempts = options.maxAttempts ?? 3;
+    this.reconnectMs = options.reconnectMs ?? 60_000;
     if (!(this.intervalMs >= 0)) throw new RangeError('intervalMs must be >= 0');
     if (!Number.isInteger(this.maxBatch) || this.maxBatch < 1) throw new RangeError('maxBatch must be >= 1');
     if (!Number.isInteger(this.capacity) || this.capacity < 1) throw new RangeError('capacity must be >= 1');
@@ -225,6 +236,7 @@ export class WriteBatcher {
   }
 
   private async runAlone(entry: Entry): Promise<void> {
+    let lostSince = 0;
     for (let attempt = 1; ; attempt++) {
       this.counters.transactions++;
       try {
@@ -233,6 +245,17 @@ export class WriteBatcher {
         if (attempt < this.maxAttempts && isTransient(err)) {
           await sleep(5 * attempt);
           continue;
+        }
+        // Nothing of a transaction whose connection died is kept (a COMMIT lost on the way is the
+        // exception: the ledger's reserve rows make a settlement that ran twice charge once).
+        if (isConnectionLoss(err)) {
+          const now = Date.now();
+          lostSince ||= now;
+          if (now - lostSince < this.reconnectMs) {
+            this.counters.reconnectRetries++;
+            await sleep(Math.min(1000, 25 * 2 ** Math.min(attempt, 6)));
+            continue;
+          }
         }
         this.finish(entry, err, true);
         return;

@@ -26,6 +26,11 @@ export class LocalChangeBus implements ChangeBus {
   async close() {
     this.listeners.clear();
   }
+
+  /** Tells every listener of every topic: all of it may have changed. */
+  publishAll(): void {
+    for (const set of this.listeners.values()) for (const l of set) l();
+  }
 }
 
 export class RedisChangeBus implements ChangeBus {
@@ -40,12 +45,30 @@ export class RedisChangeBus implements ChangeBus {
     prefix = 'sy:changes',
   ) {
     this.channel = prefix;
-    void this.subscriber.subscribe(this.channel);
+    void this.subscriber.subscribe(this.channel).catch(() => {});
     this.subscriber.on('message', (_channel: string, topic: string) => void this.local.publish(topic));
+    // ioredis subscribes again after a reconnection, but what was published meanwhile is gone:
+    // everything is reloaded instead of relying on it.
+    let connected = false;
+    this.subscriber.on('ready', () => {
+      if (connected) this.local.publishAll();
+      connected = true;
+    });
+    this.subscriber.on('error', () => {});
   }
 
+  /** The change applies on this node whatever happens to Redis; the others reload when they reconnect. */
   async publish(topic: string) {
-    await this.publisher.publish(this.channel, topic);
+    try {
+      await this.publisher.publish(this.channel, topic);
+    } catch {
+      await this.local.publish(topic);
+    }
+  }
+
+  /** Reloads everything on this node (Redis came back: messages may have been missed). */
+  reloadAll(): void {
+    this.local.publishAll();
   }
   subscribe(topic: string, listener: () => void) {
     this.local.subscribe(topic, listener);

@@ -32,7 +32,16 @@ export interface DbOptions {
   poolSize?: number;
   /** SQLite busy timeout in milliseconds. */
   busyTimeoutMs?: number;
+  /**
+   * Told of a connection the server dropped while it sat idle in the pool (a restart, a failover,
+   * `pg_terminate_backend`, MariaDB `KILL`). The pool forgets it and opens another when needed;
+   * without a listener pg's pool would rethrow the error and end the process.
+   */
+  onConnectionError?: (err: Error) => void;
 }
+
+/** How PostgreSQL names the gateway's sessions (`pg_stat_activity.application_name`) unless the URL does. */
+export const PG_APPLICATION_NAME = 'switchyard';
 
 // A server's driver is loaded only when its URL is used: each costs a SQLite deployment 4-5 MiB of
 // heap (15 MiB of RSS) for nothing. Both are CommonJS, so `require` keeps `createDb` synchronous.
@@ -55,6 +64,7 @@ function pgTypes(pg: typeof PgModule): PgModule.CustomTypesConfig {
 
 export function createDb(url: string, options: DbOptions = {}): Database {
   const poolSize = options.poolSize ?? 10;
+  const onConnectionError = options.onConnectionError ?? (() => {});
   if (url.startsWith('sqlite:')) {
     const file = url.slice('sqlite:'.length);
     const sqlite = openSqliteFile(file, options.busyTimeoutMs);
@@ -72,7 +82,17 @@ export function createDb(url: string, options: DbOptions = {}): Database {
   }
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
     const pg = load('pg') as typeof PgModule;
-    const pool = new pg.Pool({ connectionString: url, max: poolSize, types: pgTypes(pg) });
+    const named = new URL(url).searchParams.has('application_name');
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: poolSize,
+      types: pgTypes(pg),
+      ...(named ? {} : { application_name: PG_APPLICATION_NAME }),
+    });
+    // Idle clients' errors come through the pool; a client checked out (a transaction between two
+    // statements) emits its own, and its next query fails, failing only the work it carried.
+    pool.on('error', (err) => onConnectionError(err));
+    pool.on('connect', (client) => client.on('error', (err) => onConnectionError(err)));
     const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
     return { db, dialect: 'postgres', close: () => db.destroy() };
   }
@@ -88,6 +108,10 @@ export function createDb(url: string, options: DbOptions = {}): Database {
       charset: 'utf8mb4',
       timezone: 'Z',
     });
+    // A pooled connection the server dropped leaves the pool by itself; a later error on it (or on
+    // the pool) must not reach the process as an unhandled 'error' event.
+    pool.on('connection', (connection) => connection.on('error', (err) => onConnectionError(err)));
+    (pool as unknown as NodeJS.EventEmitter).on('error', (err: Error) => onConnectionError(err));
     const db = new Kysely<Tables>({ dialect: new MysqlDialect({ pool }) });
     return { db, dialect: 'mysql', close: () => db.destroy() };
   }

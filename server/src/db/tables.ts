@@ -296,7 +296,41 @@ export interface AuditLogsTable {
   ip: string;
 }
 
+/** A quota reserve held in the database (PostgreSQL, MySQL) until its settlement; migration 0006. */
+export interface ReservesTable {
+  /** Made by the node: its boot id and a sequence number. */
+  id: string;
+  node_id: string;
+  user_id: number;
+  token_id: number;
+  /** 1 when the reserve was also taken from the token's `remain_quota`. */
+  token_limited: number;
+  amount: number;
+  /** Unix seconds; the node renews it while it lives. */
+  expires_at: number;
+  /** 1 once given back by a start-up or an expiry sweep (the row stays so a late settlement knows). */
+  returned: number;
+}
+
+/** A settlement the database refused, kept for an administrator; migration 0007. */
+export interface SettlementDeadLettersTable {
+  id: Generated<number>;
+  created_at: number;
+  user_id: number;
+  token_id: number;
+  channel_id: number;
+  reserved: number;
+  final_quota: number;
+  /** 1 when it was charged after all, with its log row's text cleaned. */
+  charged: number;
+  error: string;
+  /** The consume log row as given, as JSON. */
+  log: string;
+}
+
 export interface Tables {
+  reserves: ReservesTable;
+  settlement_dead_letters: SettlementDeadLettersTable;
   users: UsersTable;
   sessions: SessionsTable;
   tokens: TokensTable;

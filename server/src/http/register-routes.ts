@@ -2,6 +2,7 @@ import { accessRole, ErrorCode } from '@switchyard/domain';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodType } from 'zod';
 import { authenticate, type Caller } from '../auth/authenticate.js';
+import { cleanStrings, findUnstorable } from '../db/storable-text.js';
 import type { Services } from '../services.js';
 import { ApiError } from './api-error.js';
 import { type RouteDef, WithMessage } from './route.js';
@@ -61,9 +62,18 @@ export function registerRoutes(app: FastifyInstance, s: Services, routes: readon
       handler: async (req, reply) => {
         await limit(s, req, reply, r);
         const caller = await resolveCaller(s, req, r);
+        // Values that select or filter cannot hold what the database cannot store; stored text is
+        // kept without it.
+        for (const [where, value] of [
+          ['path', req.params],
+          ['query', req.query],
+        ] as const) {
+          if (findUnstorable(value) !== undefined)
+            throw ApiError.badRequest(`Invalid ${where}: a value holds a NUL character or invalid UTF-8`);
+        }
         const params = parse(r.params, req.params, 'path');
         const query = parse(r.query, req.query, 'query');
-        const body = parse(r.body, req.body, 'body');
+        const body = parse(r.body, cleanStrings(req.body), 'body');
         const result = await r.handler({ s, caller, body, query, params, ip: req.ip, req, reply });
         if (reply.sent) return reply;
         if (result instanceof WithMessage)

@@ -7,6 +7,7 @@ import type { Reservation } from '../billing/ledger.js';
 import type { ModelPrice } from '../billing/price-book.js';
 import { breakdownMetadata, computeQuota, reserveAmount } from '../billing/quota-math.js';
 import { emptyUsage, type Usage } from '../billing/usage.js';
+import { hasUnstorableText } from '../db/storable-text.js';
 import type { UpstreamError } from '../providers/openai/errors.js';
 import type { UpstreamRequest } from '../providers/openai/request.js';
 import { countText } from '../providers/token-counter.js';
@@ -258,7 +259,8 @@ export async function relayEventStream(
   // Keys set one by one: V8 adds keys that follow a spread in a literal one slow call at a time.
   const headers = replyHeaders(reply, contentType);
   headers['cache-control'] = 'no-cache';
-  headers.connection = 'keep-alive';
+  // A stopping node answers `Connection: close` (http/drain.ts): an explicit keep-alive would undo it.
+  if (res.shouldKeepAlive) headers.connection = 'keep-alive';
   res.writeHead(200, headers);
   let firstByteMs = 0;
   let failedMidway = false;
@@ -371,9 +373,24 @@ export async function relayJsonReply(
 
 /**
  * Runs one request through the pipeline. `buildCall` reads the client's body after the key was
- * accepted (an unauthenticated caller learns nothing about body validation).
+ * accepted (an unauthenticated caller learns nothing about body validation). The call is counted
+ * in flight until it ends, so a stop that cut its client still waits for its settlement.
  */
-export async function runRelay(
+export function runRelay(
+  s: Services,
+  key: BearerKey | null,
+  req: { ip: string; log: FastifyBaseLogger },
+  reply: RelayReply,
+  buildCall: (caller: RelayCaller) => Promise<RelayCall>,
+): Promise<RelayReply> {
+  const work = relayCall(s, key, req, reply, buildCall);
+  // Counted until the end of the turn in which it ended: its settlement starts then, and is counted.
+  const ended = () => new Promise<void>((resolve) => s.relay.turnEnd.defer(resolve));
+  s.relay.pending.track(work.then(ended, ended));
+  return work;
+}
+
+async function relayCall(
   s: Services,
   key: BearerKey | null,
   req: { ip: string; log: FastifyBaseLogger },
@@ -386,6 +403,8 @@ export async function runRelay(
   const call = await buildCall(caller);
   const model = call.model;
   if (model.trim() === '') throw relayErrors.badRequest('model is required', 'model');
+  if (hasUnstorableText(model))
+    throw relayErrors.badRequest('model holds a NUL character or invalid UTF-8', 'model');
   if (caller.allowedModels && !caller.allowedModels.has(model)) throw relayErrors.modelNotAllowed(model);
   if (call.maxTokens !== undefined && (call.maxTokens < 0 || call.maxTokens > 2 ** 30)) {
     throw relayErrors.badRequest('max_tokens is out of range', 'max_tokens');

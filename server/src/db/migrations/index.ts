@@ -6,6 +6,9 @@ import { reserveFunctionMigration } from './0002-reserve-function.js';
 import { logsStagingMigration } from './0003-logs-staging.js';
 import { authCodesMigration } from './0004-auth-codes.js';
 import { passkeysMigration } from './0005-passkeys.js';
+import { reservesMigration } from './0006-reserves.js';
+import { settlementDeadLettersMigration } from './0007-settlement-dead-letters.js';
+import { journalMarksMigration } from './0008-journal-marks.js';
 
 /** The static, ordered list of migrations. Names sort in the order they run. */
 export function migrations(dialect: DialectName): Record<string, Migration> {
@@ -15,6 +18,9 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0003_logs_staging': logsStagingMigration(dialect),
     '0004_auth_codes': authCodesMigration(dialect),
     '0005_passkeys': passkeysMigration(dialect),
+    '0006_reserves': reservesMigration(dialect),
+    '0007_settlement_dead_letters': settlementDeadLettersMigration(dialect),
+    '0008_journal_marks': journalMarksMigration(dialect),
   };
 }
 

@@ -28,7 +28,9 @@ const EXPECTED_TABLES = [
   'payments',
   'prices',
   'redemptions',
+  'reserves',
   'sessions',
+  'settlement_dead_letters',
   'statistics',
   'tasks',
   'telegram_menus',
@@ -57,6 +59,9 @@ for (const target of engineTargets()) {
           '0003_logs_staging',
           '0004_auth_codes',
           '0005_passkeys',
+          '0006_reserves',
+          '0007_settlement_dead_letters',
+          '0008_journal_marks',
         ]);
         expect(await migrateToLatest(a.db, a.dialect)).toEqual([]);
         // PostgreSQL's introspection lists every schema on the server, other test files' too.
@@ -69,7 +74,9 @@ for (const target of engineTargets()) {
           .map((t) => t.name)
           .filter((n) => !n.startsWith('kysely_'));
         expect(tables.sort()).toEqual(
-          target.engine === 'sqlite' ? [...EXPECTED_TABLES, 'logs_staging'].sort() : EXPECTED_TABLES,
+          target.engine === 'sqlite'
+            ? [...EXPECTED_TABLES, 'journal_marks', 'logs_staging'].sort()
+            : EXPECTED_TABLES,
         );
         // Reserved words as column names work through the query builder on every engine.
         await a.db
