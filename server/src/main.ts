@@ -259,8 +259,9 @@ export async function composeServices(
     // need 1000 sockets); idle sockets are closed after the keep-alive time.
     const upstream = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000 });
     closers.push(() => upstream.close());
-    const turnEnd = new TurnEnd((err) =>
-      warn(`a write or settlement held for the end of a turn failed: ${String(err)}`),
+    const turnEnd = new TurnEnd(
+      (err) => warn(`a write or settlement held for the end of a turn failed: ${String(err)}`),
+      () => ledger.flushJournal(),
     );
     const forward = new Http1Upstream({ fallback: upstream, turnEnd });
     closers.push(() => forward.close());

@@ -214,6 +214,11 @@ export class Ledger {
     return { ok: true, reservation };
   }
 
+  /** Writes the settlements handed over so far to the journal now, not at the end of the task. */
+  flushJournal(): void {
+    this.journal?.flush();
+  }
+
   /**
    * Charges the final cost and writes the consume log in the same transaction: delta = final -
    * reserved is refunded when negative; when positive it is taken as far as the user's and the

@@ -499,9 +499,10 @@ async function relayCall(
     ip: req.ip,
     log: req.log,
   };
-  // After the reply's last write, which waits for the end of this turn too (turn-end.ts): the
-  // client's bytes go first.
-  r.turnEnd.defer(() => settle(s, billing));
+  // At the end of this turn, ahead of the reply's last write (turn-end.ts): the settlement is in the
+  // journal before the client has its last byte, so a process killed between the two loses no bill
+  // of a delivered call. The database commits it later.
+  r.turnEnd.deferFirst(() => settle(s, billing));
   return reply;
 }
 

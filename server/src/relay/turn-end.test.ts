@@ -47,4 +47,38 @@ describe('TurnEnd', () => {
     await nextTurn();
     expect(ran).toEqual(['first', 'second']);
   });
+
+  it('runs the first lane, then beforeWrites, then the writes, whatever order they were deferred in', async () => {
+    const ran: string[] = [];
+    const turn = new TurnEnd(
+      (err) => {
+        throw err;
+      },
+      () => ran.push('journal written'),
+    );
+    turn.defer(() => ran.push('reply end'));
+    turn.deferFirst(() => ran.push('settlement a'));
+    turn.defer(() => ran.push('other reply'));
+    turn.deferFirst(() => ran.push('settlement b'));
+    await nextTurn();
+    expect(ran).toEqual(['settlement a', 'settlement b', 'journal written', 'reply end', 'other reply']);
+  });
+
+  it('still writes the replies when a first-lane job or beforeWrites throws', async () => {
+    const errors: unknown[] = [];
+    const ran: string[] = [];
+    const turn = new TurnEnd(
+      (err) => errors.push(err),
+      () => {
+        throw new Error('journal full');
+      },
+    );
+    turn.deferFirst(() => {
+      throw new Error('settlement broke');
+    });
+    turn.defer(() => ran.push('reply end'));
+    await nextTurn();
+    expect(ran).toEqual(['reply end']);
+    expect(errors).toEqual([new Error('settlement broke'), new Error('journal full')]);
+  });
 });

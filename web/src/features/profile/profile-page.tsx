@@ -34,6 +34,7 @@ import { selfQueryKey, useSelf } from '../account/use-self';
 import { fetchOAuthState, fetchOidcEndpoint, githubAuthorizeUrl, larkAuthorizeUrl } from '../auth/oauth';
 import { WechatLoginDialog } from '../auth/wechat-login-dialog';
 import { type SiteInfo, useSiteInfo } from '../site/site-info';
+import { EmailBindDialog } from './email-bind-dialog';
 import { PasskeysCard } from './passkeys-card';
 
 function ProfileFormCard({ self }: { self: SelfUser }) {
@@ -160,6 +161,7 @@ function BindingsCard({ self }: { self: SelfUser }) {
   const queryClient = useQueryClient();
   const [busy, setBusy] = useState(false);
   const [wechatOpen, setWechatOpen] = useState(false);
+  const [emailOpen, setEmailOpen] = useState(false);
   const unbind = useMutation({
     mutationFn: (type: Provider) => apiPost('/api/user/unbind', { type }),
     onSuccess: () => {
@@ -231,6 +233,11 @@ function BindingsCard({ self }: { self: SelfUser }) {
                     color={row.value ? 'success' : 'default'}
                     label={row.value ? t('user.profile.bound') : t('user.profile.notBound')}
                   />
+                  {row.id === 'email' && (
+                    <Button size="small" data-testid="email-bind-open" onClick={() => setEmailOpen(true)}>
+                      {row.value ? t('user.profile.changeEmail') : t('user.profile.bind')}
+                    </Button>
+                  )}
                   {row.provider === 'wechat' && !row.value && site.wechat_login && (
                     <Button size="small" onClick={() => setWechatOpen(true)}>
                       {t('user.profile.bind')}
@@ -260,6 +267,14 @@ function BindingsCard({ self }: { self: SelfUser }) {
           );
         })}
       </List>
+      <EmailBindDialog
+        open={emailOpen}
+        onClose={() => setEmailOpen(false)}
+        onBound={() => {
+          setEmailOpen(false);
+          void queryClient.invalidateQueries({ queryKey: selfQueryKey });
+        }}
+      />
       {site.wechat_login && (
         <WechatLoginDialog
           open={wechatOpen}

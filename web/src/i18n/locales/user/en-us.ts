@@ -171,6 +171,8 @@ export const userEnUS: Messages<typeof userZhCN> = {
     passkeyLastUsed: 'Last used',
     bindingsHint: 'Third-party accounts you can sign in with',
     bindEmail: 'Email',
+    bindEmailTitle: 'Bind an email',
+    changeEmail: 'Change',
     bindGithub: 'GitHub',
     bindWechat: 'WeChat',
     bindLark: 'Lark',

@@ -171,6 +171,8 @@ export const userJaJP: Messages<typeof userZhCN> = {
     passkeyLastUsed: '最終使用',
     bindingsHint: 'ログインに使える外部アカウント',
     bindEmail: 'メール',
+    bindEmailTitle: 'メールを連携',
+    changeEmail: '変更',
     bindGithub: 'GitHub',
     bindWechat: 'WeChat',
     bindLark: 'Lark',

@@ -169,6 +169,8 @@ export const userZhCN = {
     passkeyLastUsed: '上次使用',
     bindingsHint: '可用于登录的第三方账号',
     bindEmail: '邮箱',
+    bindEmailTitle: '绑定邮箱',
+    changeEmail: '更换',
     bindGithub: 'GitHub',
     bindWechat: '微信',
     bindLark: '飞书',

@@ -171,6 +171,8 @@ export const userZhHK: Messages<typeof userZhCN> = {
     passkeyLastUsed: '上次使用',
     bindingsHint: '可用於登入的第三方帳號',
     bindEmail: '電郵',
+    bindEmailTitle: '綁定電郵',
+    changeEmail: '更換',
     bindGithub: 'GitHub',
     bindWechat: '微信',
     bindLark: '飛書',
