@@ -5,7 +5,6 @@ import DeleteSweepOutlined from '@mui/icons-material/DeleteSweepOutlined';
 import EditOutlined from '@mui/icons-material/EditOutlined';
 import ExpandMore from '@mui/icons-material/ExpandMore';
 import PlayArrowOutlined from '@mui/icons-material/PlayArrowOutlined';
-import SpeedOutlined from '@mui/icons-material/SpeedOutlined';
 import SyncOutlined from '@mui/icons-material/SyncOutlined';
 import Alert from '@mui/material/Alert';
 import Box from '@mui/material/Box';
@@ -67,7 +66,7 @@ function TestButton({ channel, onTest }: { channel: ChannelView; onTest: (model?
   return (
     <>
       <ButtonGroup size="small" variant="outlined">
-        <Button onClick={() => onTest()} startIcon={<SpeedOutlined />}>
+        <Button onClick={() => onTest()} sx={{ whiteSpace: 'nowrap' }}>
           {t('admin.channel.test')}
         </Button>
         <Button
@@ -300,6 +299,8 @@ export default function ChannelListPage() {
       id: 'weight',
       header: t('admin.channel.field.weight'),
       sortField: 'weight',
+      // Matters only between channels of one priority: shown from the column menu.
+      hiddenByDefault: true,
       cell: (c) => (
         <InlineNumber
           value={c.weight}
