@@ -20,7 +20,14 @@ import Switch from '@mui/material/Switch';
 import TextField from '@mui/material/TextField';
 import Tooltip from '@mui/material/Tooltip';
 import Typography from '@mui/material/Typography';
-import { ChannelStatus, type ChannelView, formatTimestamp, providers, renderQuota } from '@switchyard/domain';
+import {
+  type BalanceUpdateReport,
+  ChannelStatus,
+  type ChannelView,
+  formatTimestamp,
+  providers,
+  renderQuota,
+} from '@switchyard/domain';
 import { useQueryClient } from '@tanstack/react-query';
 import { useCallback, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -38,6 +45,7 @@ import { PageHeader } from '../admin/page-header';
 import { SearchField } from '../admin/search-field';
 import { useAdminAction } from '../admin/use-admin-action';
 import { useSiteInfo } from '../site/site-info';
+import { announceBalanceReport, BalanceReportDialog } from './balance-report-dialog';
 import {
   allChannels,
   CHANNEL_PATH,
@@ -147,10 +155,15 @@ export default function ChannelListPage() {
     invalidate: INVALIDATE,
     success: (n) => t('admin.channel.deletedCount', { count: n }),
   });
-  const updateBalances = useAdminAction(() => apiGet(`${CHANNEL_PATH}/update_balance`), {
-    invalidate: INVALIDATE,
-    success: t('admin.channel.balancesUpdated'),
-  });
+  const [balanceReport, setBalanceReport] = useState<BalanceUpdateReport | null>(null);
+  const updateBalances = useAdminAction(
+    async () => {
+      const report = await apiGet<BalanceUpdateReport>(`${CHANNEL_PATH}/update_balance`);
+      if (announceBalanceReport(report)) setBalanceReport(report);
+      return report;
+    },
+    { invalidate: INVALIDATE, success: false },
+  );
   const updateBalance = useAdminAction((id: number) => apiGet(`${CHANNEL_PATH}/update_balance/${id}`), {
     invalidate: INVALIDATE,
     success: t('admin.channel.balancesUpdated'),
@@ -526,6 +539,7 @@ export default function ChannelListPage() {
         )}
       />
       <ChannelEditDialog open={editing.open} channelId={editing.id} onClose={closeEditor} />
+      <BalanceReportDialog report={balanceReport} onClose={() => setBalanceReport(null)} />
     </>
   );
 }
