@@ -34,6 +34,8 @@ export default function LoginPage() {
     mutationFn: (values: LoginInput) => apiPost<SessionUser>('/api/user/login', values),
     onSuccess: (user) => {
       signIn(user);
+      // A failed attempt's error must not linger over the console once signed in.
+      toast.closeAll();
       toast.success(t('auth.login.success'));
       navigate(PANEL_BASE);
     },
