@@ -62,7 +62,7 @@ async function overflow(page: Page): Promise<string[]> {
     const out: string[] = [];
     const doc = document.documentElement;
     if (doc.scrollWidth > doc.clientWidth + 1) out.push(`page ${doc.scrollWidth} > ${doc.clientWidth}`);
-    for (const box of document.querySelectorAll('.MuiTableContainer-root')) {
+    for (const box of Array.from(document.querySelectorAll('.MuiTableContainer-root'))) {
       if (box.scrollWidth > box.clientWidth + 1) out.push(`table ${box.scrollWidth} > ${box.clientWidth}`);
     }
     return out;
