@@ -33,6 +33,10 @@ test('updating balances lists the channels whose query failed, with the reason',
   }
   await api.dispose();
 
+  // Another spec may have set an announcement; its dialog would hide the page from the test.
+  await page.route('**/api/notice', (route) =>
+    route.fulfill({ json: { success: true, message: '', data: '' } }),
+  );
   await signIn(page, ROOT);
   await page.goto('/panel/channel');
   await page.getByRole('button', { name: '更新余额', exact: true }).click();

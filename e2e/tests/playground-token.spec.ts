@@ -4,7 +4,8 @@ import { startUpstream, type Upstream } from './user-support';
 
 // The playground chats with a token the user picks; its own default token is marked in the list.
 
-const MODEL = 'gpt-4.1-mini';
+// A model no other spec routes, so no other spec's channel (or its closed fake) answers for it.
+const MODEL = 'gpt-4-turbo';
 let upstream: Upstream;
 
 test.describe.configure({ timeout: 120_000 });
@@ -26,6 +27,10 @@ test('the playground sends with the token the user picks and marks its own token
   });
   expect(made.ok(), await made.text()).toBe(true);
 
+  // Another spec may have set an announcement; its dialog would hide the page from the test.
+  await page.route('**/api/notice', (route) =>
+    route.fulfill({ json: { success: true, message: '', data: '' } }),
+  );
   await signIn(page, user);
   upstream.setScenario({ kind: 'ok', content: 'picked token reply' });
   await page.goto('/panel/playground');

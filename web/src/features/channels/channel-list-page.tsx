@@ -74,11 +74,12 @@ function TestButton({ channel, onTest }: { channel: ChannelView; onTest: (model?
   return (
     <>
       <ButtonGroup size="small" variant="outlined">
-        <Button onClick={() => onTest()} sx={{ whiteSpace: 'nowrap' }}>
+        <Button onClick={() => onTest()} sx={{ whiteSpace: 'nowrap', minWidth: 0 }}>
           {t('admin.channel.test')}
         </Button>
         <Button
           aria-label={t('admin.channel.testWithModel')}
+          sx={{ minWidth: 0, px: 0.5 }}
           onClick={(e) => setAnchor(e.currentTarget)}
           disabled={models.length === 0}
         >
@@ -240,7 +241,14 @@ export default function ChannelListPage() {
       header: t('admin.channel.field.status'),
       sortField: 'status',
       cell: (c) => (
-        <Stack direction="row" sx={{ alignItems: 'center' }}>
+        <Stack
+          sx={{
+            alignItems: 'flex-start',
+            // "Manually disabled" may take two lines rather than widen the table.
+            '& .MuiChip-root': { height: 'auto' },
+            '& .MuiChip-label': { whiteSpace: 'normal', py: 0.25 },
+          }}
+        >
           <Switch
             size="small"
             checked={c.status === ChannelStatus.Enabled}

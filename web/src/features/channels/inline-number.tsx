@@ -46,7 +46,7 @@ export function InlineNumber(props: {
         if (e.key === 'Enter') (e.target as HTMLInputElement).blur();
       }}
       sx={{ '& input': { px: 1 } }}
-      slotProps={{ htmlInput: { min: props.min, 'aria-label': props.label, style: { width: 52 } } }}
+      slotProps={{ htmlInput: { min: props.min, 'aria-label': props.label, style: { width: 44 } } }}
     />
   );
 }
