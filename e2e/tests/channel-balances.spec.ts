@@ -39,7 +39,8 @@ test('updating balances lists the channels whose query failed, with the reason',
   );
   await signIn(page, ROOT);
   await page.goto('/panel/channel');
-  await page.getByRole('button', { name: '更新余额', exact: true }).click();
+  // The page header's button comes first; each balance chip of the list is named the same.
+  await page.getByRole('button', { name: '更新余额', exact: true }).first().click();
   const report = page.getByTestId('balance-report');
   await expect(report).toBeVisible();
   await expect(toast(page, '余额已更新')).toHaveCount(0);
