@@ -32,6 +32,12 @@ export const ErrorCode = {
   /** Enabling a limited token with no quota left. */
   tokenExhausted: 'token_exhausted',
   priceExists: 'price_exists',
+  /** A redemption code that does not exist. */
+  redemptionInvalid: 'redemption_invalid',
+  /** A redemption code already redeemed (by anyone). */
+  redemptionUsed: 'redemption_used',
+  /** A redemption code an administrator switched off. */
+  redemptionDisabled: 'redemption_disabled',
   /** An upstream provider answered with an error or could not be reached (channel tools). */
   upstreamError: 'upstream_error',
   /** The SMTP server refused or failed a mail we had to send now. */

@@ -147,6 +147,10 @@ test('channels of each protocol are created on the fake upstreams, tested, tuned
   await priority.fill('5');
   await priority.press('Enter');
   await expect.poll(async () => (await channelsNamed(api, first))[0]?.priority).toBe(5);
+  // Weight is hidden by default: shown from the column menu.
+  await page.getByRole('button', { name: '显示的列' }).click();
+  await page.getByRole('menuitem', { name: '权重' }).click();
+  await page.keyboard.press('Escape');
   const weight = page.getByLabel(`${first} 的权重`);
   await weight.fill('0');
   await weight.press('Enter');

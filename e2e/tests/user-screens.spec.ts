@@ -32,6 +32,9 @@ test('a user tops up, makes a token, calls the API with it and sees the charge i
 
   // Top-up by code: the balance shows the credit.
   await page.goto('/panel/topup');
+  // No payment gateway: the page opens on the redemption-code tab.
+  await expect(page.getByTestId('topup-tab-code')).toHaveAttribute('aria-selected', 'true');
+  await page.getByTestId('topup-tab-online').click();
   await expect(page.getByTestId('topup-no-gateway')).toBeVisible();
   await page.getByTestId('topup-tab-code').click();
   await page.getByTestId('topup-redeem').click();
@@ -43,7 +46,7 @@ test('a user tops up, makes a token, calls the API with it and sees the charge i
   // A used code is refused.
   await page.getByTestId('topup-code').fill(code);
   await page.getByTestId('topup-redeem').click();
-  await expect(toast(page, '错误：This redemption code has already been used')).toBeVisible();
+  await expect(toast(page, '错误：该兑换码已被使用')).toBeVisible();
 
   // A token, created in the dialog and copied.
   await page.goto('/panel/token');

@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import fastifyCookie from '@fastify/cookie';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { apiRoutes } from './api/routes.js';
+import { registerCompression } from './http/compression.js';
 import { defaultWebDist, registerConsole } from './http/console.js';
 import { Drain } from './http/drain.js';
 import { installErrorHandler } from './http/error-handler.js';
@@ -117,10 +118,16 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
 
   await app.register(fastifyCookie, { secret: s.secrets.sessionSecret });
   installErrorHandler(app);
-  registerRoutes(app, s, apiRoutes);
   await registerRelayRoutes(app, s);
 
-  const serveConsole = await registerConsole(app, s.config.webDist ?? defaultWebDist(), s.config.basePath);
+  // API answers and the console compressed in a scope of their own: the relay's replies (streams,
+  // written on the hijacked socket) stay as the upstream sent them.
+  let serveConsole: Awaited<ReturnType<typeof registerConsole>>;
+  await app.register(async (scope) => {
+    await registerCompression(scope);
+    registerRoutes(scope, s, apiRoutes);
+    serveConsole = await registerConsole(scope, s.config.webDist ?? defaultWebDist(), s.config.basePath);
+  });
 
   app.setNotFoundHandler((req, reply) => {
     const url = req.url.split('?')[0] ?? '';

@@ -3,13 +3,14 @@ import { createRoot } from 'react-dom/client';
 import { App } from './app/app';
 import { initI18n } from './i18n';
 
-initI18n();
-
 const root = document.getElementById('root');
-if (root) {
-  createRoot(root).render(
-    <StrictMode>
-      <App />
-    </StrictMode>,
-  );
-}
+// The first paint waits for the language's texts (one small chunk) so no key flashes on screen.
+void initI18n().finally(() => {
+  if (root) {
+    createRoot(root).render(
+      <StrictMode>
+        <App />
+      </StrictMode>,
+    );
+  }
+});

@@ -228,3 +228,25 @@ export interface ChannelView {
   balance_updated_time: number;
   used_quota: number;
 }
+
+/** One channel's line of GET /api/channel/update_balance. */
+export type BalanceResult =
+  | {
+      id: number;
+      name: string;
+      balance: number;
+      currency: string;
+      balance_updated_time: number;
+      disabled: boolean;
+    }
+  /** `code`: upstream_error (the vendor refused or could not be reached), invalid_request, internal_error. */
+  | { id: number; name: string; error: string; code: string };
+
+/** GET /api/channel/update_balance: what happened to each enabled channel that has a balance query. */
+export interface BalanceUpdateReport {
+  updated: number;
+  failed: number;
+  /** Channels disabled because nothing was left. */
+  disabled: number;
+  results: BalanceResult[];
+}

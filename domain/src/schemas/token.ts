@@ -117,3 +117,6 @@ export interface TokenView {
 export interface CreatedTokenView extends TokenView {
   key: string;
 }
+
+/** The name of the token the playground chats with, one per user, created on first use. */
+export const PLAYGROUND_TOKEN_NAME = 'sys_playground';

@@ -493,6 +493,11 @@ describe('channel tools that call the upstream', () => {
       broken!.id,
     ]);
     expect(data.results.find((r) => r.id === broken!.id)?.error).toContain('Incorrect API key');
+    // The console translates the reason by its code.
+    expect(data.results.find((r) => r.id === broken!.id)).toMatchObject({
+      name: 'b',
+      code: 'upstream_error',
+    });
     expect((await get(openai!.id))?.balance).toBe(94.5);
     expect((await get(deepseek!.id))?.balance).toBe(110);
     expect((await get(moonshot!.id))?.balance).toBe(49.58894);

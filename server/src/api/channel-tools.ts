@@ -1,4 +1,6 @@
 import {
+  type BalanceResult,
+  type BalanceUpdateReport,
   CHANNEL_KEYS_MAX,
   CHANNEL_NAME_MAX,
   ChannelStatus,
@@ -577,7 +579,7 @@ export async function updateAllBalances({ s }: RouteContext<unknown, unknown, un
   const rows = (await s.repos.channels.allLive()).filter(
     (c) => c.status === ChannelStatus.Enabled && balanceSupported(c.type),
   );
-  const results: (BalanceUpdate | { id: number; name: string; error: string })[] = [];
+  const results: BalanceResult[] = [];
   let next = 0;
   const worker = async () => {
     while (next < rows.length) {
@@ -585,7 +587,14 @@ export async function updateAllBalances({ s }: RouteContext<unknown, unknown, un
       try {
         results.push(await refreshBalance(s, row));
       } catch (err) {
-        results.push({ id: row.id, name: row.name, error: (err as Error).message });
+        // Each failure says why, with the code the console translates; one never hides the others.
+        const code =
+          err instanceof UpstreamCallError
+            ? ErrorCode.upstreamError
+            : err instanceof BalanceUnsupportedError
+              ? ErrorCode.invalidRequest
+              : ErrorCode.internal;
+        results.push({ id: row.id, name: row.name, error: (err as Error).message, code });
       }
     }
   };
@@ -593,12 +602,13 @@ export async function updateAllBalances({ s }: RouteContext<unknown, unknown, un
   results.sort((a, b) => a.id - b.id);
   const updated = results.filter((r) => !('error' in r)).length;
   if (updated > 0) await s.bus.publish(CHANNELS_TOPIC);
-  return {
+  const report: BalanceUpdateReport = {
     updated,
     failed: results.length - updated,
     disabled: results.filter((r) => 'disabled' in r && r.disabled).length,
     results,
   };
+  return report;
 }
 
 // ---- Copy ---------------------------------------------------------------------------------------

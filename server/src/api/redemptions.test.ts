@@ -180,7 +180,10 @@ for (const engine of engineTargets()) {
       expect((await topup(user, '')).json().message).toContain('required');
       const unknown = await topup(user, '0'.repeat(32));
       expect(unknown.statusCode).toBe(400);
-      expect(unknown.json().message).toBe('Invalid redemption code');
+      expect(unknown.json()).toMatchObject({
+        message: 'Invalid redemption code',
+        code: 'redemption_invalid',
+      });
       expect((await topup(user, 'x'.repeat(65))).statusCode).toBe(400);
 
       const [key] = await create({ name: 'paused', quota: 50, count: 1 });
@@ -191,6 +194,7 @@ for (const engine of engineTargets()) {
       const disabled = await topup(user, key!);
       expect(disabled.statusCode).toBe(409);
       expect(disabled.json().message).toContain('disabled');
+      expect(disabled.json().code).toBe('redemption_disabled');
       expect(await balance(userId)).toBe(before);
       expect(await count('logs')).toBe(logs);
 

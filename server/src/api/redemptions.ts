@@ -229,9 +229,11 @@ export async function topup({ s, caller, ip, body }: RouteContext<TopupInput, un
     s.clock.nowSeconds(),
   );
   if (result.ok) return result.quota;
-  if (result.reason === 'unknown') throw ApiError.badRequest('Invalid redemption code');
+  if (result.reason === 'unknown')
+    throw new ApiError(400, ErrorCode.redemptionInvalid, 'Invalid redemption code');
   // Lost to a concurrent redemption, used before, or switched off by an administrator.
   const row = await s.repos.redemptions.byKeyHash(hash);
-  if (row?.status === RedemptionStatus.Disabled) throw ApiError.conflict('This redemption code is disabled');
-  throw ApiError.conflict('This redemption code has already been used');
+  if (row?.status === RedemptionStatus.Disabled)
+    throw ApiError.conflict('This redemption code is disabled', ErrorCode.redemptionDisabled);
+  throw ApiError.conflict('This redemption code has already been used', ErrorCode.redemptionUsed);
 }

@@ -1,6 +1,7 @@
 import {
   ErrorCode,
   NEVER_EXPIRES,
+  PLAYGROUND_TOKEN_NAME,
   type TokenCreateInput,
   TokenStatus,
   tokenCreateInput,
@@ -87,8 +88,7 @@ export async function getTokenKey({ s, caller, params }: RouteContext<unknown, u
   return unsealApiKey(s.secretBox, (await ownToken(s, params.id, caller!.user.id)).key_sealed);
 }
 
-/** The name of the token the playground chats with (reference §2.5), one per user. */
-export const PLAYGROUND_TOKEN_NAME = 'sys_playground';
+export { PLAYGROUND_TOKEN_NAME };
 
 /**
  * GET /api/token/playground: the key of the caller's playground token, created on first use

@@ -9,9 +9,13 @@ export function defaultWebDist(): string {
   return fileURLToPath(new URL('../../../web/dist', import.meta.url));
 }
 
+/** Hashed file names change with their content, so a browser may keep them for a year unasked. */
+const HASHED_CACHE = 'public, max-age=31536000, immutable';
+
 /**
- * Serves the built console: hashed assets cached for a week, every other path gets index.html
- * (no-cache) with the base path injected, so the single-page router can take over.
+ * Serves the built console: the build's brotli or gzip copy of a file when the browser takes it,
+ * hashed assets cached for a year, every other path gets index.html (no-cache) with the base path
+ * injected, so the single-page router can take over.
  */
 export async function registerConsole(
   app: FastifyInstance,
@@ -31,9 +35,10 @@ export async function registerConsole(
     prefix: '/',
     index: false,
     wildcard: true,
+    preCompressed: true,
     setHeaders: (res, file) => {
       const hashed = file.includes(`${path.sep}assets${path.sep}`);
-      res.header('cache-control', hashed ? 'public, max-age=604800, immutable' : 'no-cache');
+      res.header('cache-control', hashed ? HASHED_CACHE : 'no-cache');
     },
   });
   const serveIndex = (reply: FastifyReply) =>

@@ -1,6 +1,5 @@
-import Box, { type BoxProps } from '@mui/material/Box';
-import { useMemo } from 'react';
-import { renderMarkdown, sanitizeHtml } from '../lib/markdown';
+import type { BoxProps } from '@mui/material/Box';
+import { lazy, Suspense } from 'react';
 
 interface Props extends Omit<BoxProps, 'children'> {
   /** Markdown (administrators may also write HTML); always sanitised before it reaches the page. */
@@ -9,23 +8,14 @@ interface Props extends Omit<BoxProps, 'children'> {
   html?: boolean;
 }
 
-export function MarkdownContent({ text, html = false, sx, ...rest }: Props) {
-  const content = useMemo(() => (html ? sanitizeHtml(text) : renderMarkdown(text)), [text, html]);
+// The Markdown parser and the sanitiser are loaded with the first content that needs them, not with
+// every page's first load.
+const MarkdownBody = lazy(() => import('./markdown-body'));
+
+export function MarkdownContent(props: Props) {
   return (
-    <Box
-      {...rest}
-      sx={[
-        {
-          overflowWrap: 'anywhere',
-          '& img': { maxWidth: '100%' },
-          '& a': { color: 'primary.main' },
-          '& pre': { overflowX: 'auto', p: 1.5, borderRadius: 1, bgcolor: 'action.hover' },
-          '& :first-of-type': { mt: 0 },
-        },
-        ...(Array.isArray(sx) ? sx : [sx]),
-      ]}
-      // biome-ignore lint/security/noDangerouslySetInnerHtml: sanitised by DOMPurify in lib/markdown.ts
-      dangerouslySetInnerHTML={{ __html: content }}
-    />
+    <Suspense fallback={null}>
+      <MarkdownBody {...props} />
+    </Suspense>
   );
 }

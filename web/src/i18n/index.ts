@@ -1,31 +1,62 @@
-import i18n from 'i18next';
+import i18n, { type BackendModule } from 'i18next';
 import { initReactI18next } from 'react-i18next';
 import { isRecord, readJson, readText, StorageKey, writeText } from '../lib/storage';
 import { DEFAULT_LANGUAGE, htmlLangOf, isLanguageCode, type LanguageCode, pickLanguage } from './languages';
-import { messagesByLanguage } from './resources';
+import type { Messages } from './types';
 
 function cachedServerLanguage(): unknown {
   return readJson(StorageKey.siteInfo, isRecord)?.language;
 }
 
-export function initI18n(): typeof i18n {
-  if (i18n.isInitialized) return i18n;
+// Each language is a chunk of its own, loaded when it is chosen: a page's first load carries one
+// language's texts, not four.
+const LOADERS: Record<LanguageCode, () => Promise<Messages>> = {
+  zh_CN: () => import('./locales/zh-cn').then((m) => m.zhCN),
+  zh_HK: () => import('./locales/zh-hk').then((m) => m.zhHK),
+  en_US: () => import('./locales/en-us').then((m) => m.enUS),
+  ja_JP: () => import('./locales/ja-jp').then((m) => m.jaJP),
+};
+
+const lazyLocales: BackendModule = {
+  type: 'backend',
+  init() {},
+  read(language, _namespace, callback) {
+    const load = isLanguageCode(language) ? LOADERS[language] : undefined;
+    if (!load) return callback(null, {});
+    load().then(
+      (messages) => callback(null, messages as unknown as Record<string, unknown>),
+      (err: unknown) => callback(err instanceof Error ? err : new Error(String(err)), null),
+    );
+  },
+};
+
+/**
+ * Starts i18next in the visitor's language. `preloaded` languages are used as given (tests pass all
+ * four); any other is loaded on first use. The promise settles once the language's texts are in.
+ */
+export function initI18n(preloaded: Partial<Record<LanguageCode, Messages>> = {}): Promise<unknown> {
+  if (i18n.isInitialized) return Promise.resolve();
   const resources = Object.fromEntries(
-    Object.entries(messagesByLanguage).map(([code, messages]) => [code, { translation: messages }]),
+    Object.entries(preloaded).map(([code, messages]) => [code, { translation: messages }]),
   );
-  void i18n.use(initReactI18next).init({
-    resources,
-    lng: pickLanguage(readText(StorageKey.appLanguage), cachedServerLanguage()),
-    fallbackLng: DEFAULT_LANGUAGE,
-    initAsync: false,
-    showSupportNotice: false,
-    interpolation: { escapeValue: false },
-  });
+  const ready = i18n
+    .use(lazyLocales)
+    .use(initReactI18next)
+    .init({
+      resources,
+      partialBundledLanguages: true,
+      lng: pickLanguage(readText(StorageKey.appLanguage), cachedServerLanguage()),
+      // Every language holds every key (i18n.test.ts), so no second language is loaded as a fallback.
+      fallbackLng: false,
+      initAsync: false,
+      showSupportNotice: false,
+      interpolation: { escapeValue: false },
+    });
   syncDocumentLanguage(currentLanguage());
   i18n.on('languageChanged', (lng) => {
     if (isLanguageCode(lng)) syncDocumentLanguage(lng);
   });
-  return i18n;
+  return ready;
 }
 
 export function currentLanguage(): LanguageCode {

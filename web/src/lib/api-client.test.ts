@@ -62,6 +62,14 @@ describe('describeError (spec §8)', () => {
     expect(describeError(new ApiError(409, 'This username is already taken', 'username_taken'), t).text).toBe(
       '错误：用户名已存在',
     );
+    // Redemption, the flow a new user meets first.
+    expect(describeError(new ApiError(400, 'Invalid redemption code', 'redemption_invalid'), t).text).toBe(
+      '错误：兑换码无效',
+    );
+    expect(
+      describeError(new ApiError(409, 'This redemption code has already been used', 'redemption_used'), t)
+        .text,
+    ).toBe('错误：该兑换码已被使用');
   });
 
   it('says the server is unreachable when no answer came back', () => {

@@ -135,6 +135,17 @@ const TRANSLATED_CODES = [
   ErrorCode.emailDomainNotAllowed,
   ErrorCode.mailNotConfigured,
   ErrorCode.turnstileFailed,
+  ErrorCode.redemptionInvalid,
+  ErrorCode.redemptionUsed,
+  ErrorCode.redemptionDisabled,
+  ErrorCode.insufficientQuota,
+  ErrorCode.groupNotAllowed,
+  ErrorCode.tokenExpired,
+  ErrorCode.tokenExhausted,
+  ErrorCode.priceExists,
+  ErrorCode.upstreamError,
+  ErrorCode.mailFailed,
+  ErrorCode.payloadTooLarge,
 ] as const;
 type TranslatedCode = (typeof TRANSLATED_CODES)[number];
 

@@ -36,4 +36,9 @@ describe('chat links', () => {
     );
     expect(serverAddress('', 'http://localhost:3000')).toBe('http://localhost:3000');
   });
+
+  it('takes the page origin while the option still holds its shipped placeholder', () => {
+    expect(serverAddress('http://localhost:3000', 'https://gw.example.com')).toBe('https://gw.example.com');
+    expect(serverAddress('http://localhost:3000/', 'https://gw.example.com/')).toBe('https://gw.example.com');
+  });
 });

@@ -1,4 +1,4 @@
-import { type ChatLink, DEFAULT_CHAT_LINKS } from '@switchyard/domain';
+import { type ChatLink, DEFAULT_CHAT_LINKS, optionDefs } from '@switchyard/domain';
 
 // Spec §3 "Chat-link entry": chat apps opened with the user's key, from the site's ChatLinks setting
 // (JSON text in /api/status) or the four defaults. Only shown entries, in their sort order.
@@ -38,7 +38,13 @@ export function fillChatLink(template: string, key: string, server: string): str
   return template.replaceAll('{key}', bare).replaceAll('{server}', base);
 }
 
-/** The server address chat apps should call: the configured one, else where this console is served. */
+/**
+ * The server address chat apps should call: the configured one, else where this console is served.
+ * The option's shipped default (`http://localhost:3000`) counts as not configured: it is only a
+ * placeholder, and on any other machine a chat app would call nothing.
+ */
 export function serverAddress(configured: string, origin: string): string {
-  return (configured.trim() || origin).replace(/\/+$/, '');
+  const set = configured.trim();
+  const unset = set === '' || set.replace(/\/+$/, '') === optionDefs.ServerAddress.default;
+  return (unset ? origin : set).replace(/\/+$/, '');
 }

@@ -57,6 +57,14 @@ function valueAt(values: unknown, path: PropertyKey[]): unknown {
   return current;
 }
 
+/**
+ * A schema loaded on the first check: a screen whose first load should not carry the validation
+ * library (the sign-in form) validates once its user submits.
+ */
+export function lazySchema<Out>(load: () => Promise<Schema<Out>>): Schema<Out> {
+  return { safeParseAsync: async (value) => (await load()).safeParseAsync(value) };
+}
+
 export function schemaResolver<In extends FieldValues, Out extends FieldValues = In>(
   schema: Schema<Out>,
 ): Resolver<In, unknown, Out> {

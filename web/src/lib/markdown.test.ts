@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isFrameUrl, renderMarkdown, sanitizeHtml } from './markdown';
+import { isFrameUrl } from './frame-url';
+import { renderMarkdown, sanitizeHtml } from './markdown';
 
 describe('renderMarkdown', () => {
   it('renders markdown', () => {

@@ -10,8 +10,3 @@ export function renderMarkdown(text: string): string {
 export function sanitizeHtml(html: string): string {
   return DOMPurify.sanitize(html, { ADD_ATTR: ['target'] });
 }
-
-/** Spec §2 (Home, About): content that is an https address is shown in a frame instead of rendered. */
-export function isFrameUrl(text: string): boolean {
-  return /^https:\/\/\S+$/.test(text.trim());
-}

@@ -14,6 +14,7 @@ import Menu from '@mui/material/Menu';
 import MenuItem from '@mui/material/MenuItem';
 import Paper from '@mui/material/Paper';
 import Stack from '@mui/material/Stack';
+import { useTheme } from '@mui/material/styles';
 import Table from '@mui/material/Table';
 import TableBody from '@mui/material/TableBody';
 import TableCell from '@mui/material/TableCell';
@@ -23,6 +24,8 @@ import TablePagination from '@mui/material/TablePagination';
 import TableRow from '@mui/material/TableRow';
 import TableSortLabel from '@mui/material/TableSortLabel';
 import Tooltip from '@mui/material/Tooltip';
+import Typography from '@mui/material/Typography';
+import useMediaQuery from '@mui/material/useMediaQuery';
 import type { Page } from '@switchyard/domain';
 import { Fragment, type ReactNode, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -89,6 +92,9 @@ export function DataTable<T>(props: DataTableProps<T>) {
   );
   const [expanded, setExpanded] = useState<ReadonlySet<RowKey>>(new Set());
   const [columnMenu, setColumnMenu] = useState<HTMLElement | null>(null);
+  // On a phone a row is a card of label / value lines: a table of several columns cannot fit.
+  const theme = useTheme();
+  const cards = useMediaQuery(theme.breakpoints.down('sm'));
 
   const visible = columns.filter((c) => c.hideable === false || !hidden.includes(c.id));
   const rows = query.data?.data ?? [];
@@ -122,27 +128,7 @@ export function DataTable<T>(props: DataTableProps<T>) {
     return (
       <Fragment key={`${depth}:${key}`}>
         <TableRow hover data-testid={`row-${key}`} sx={depth > 0 ? { bgcolor: 'action.hover' } : undefined}>
-          {subRows && (
-            <TableCell padding="checkbox">
-              {members && (
-                <IconButton
-                  size="small"
-                  aria-label={t(open ? 'table.collapse' : 'table.expand')}
-                  aria-expanded={open}
-                  onClick={() =>
-                    setExpanded((current) => {
-                      const next = new Set(current);
-                      if (open) next.delete(key);
-                      else next.add(key);
-                      return next;
-                    })
-                  }
-                >
-                  {open ? <KeyboardArrowDown /> : <KeyboardArrowRight />}
-                </IconButton>
-              )}
-            </TableCell>
-          )}
+          {subRows && <TableCell padding="checkbox">{members && expandButton(key, open)}</TableCell>}
           {selection && (
             <TableCell padding="checkbox">
               {depth === 0 && (
@@ -166,6 +152,84 @@ export function DataTable<T>(props: DataTableProps<T>) {
           )}
         </TableRow>
         {open && members?.map((member) => renderRow(member, depth + 1))}
+      </Fragment>
+    );
+  };
+
+  const expandButton = (key: RowKey, open: boolean) => (
+    <IconButton
+      size="small"
+      aria-label={t(open ? 'table.collapse' : 'table.expand')}
+      aria-expanded={open}
+      onClick={() =>
+        setExpanded((current) => {
+          const next = new Set(current);
+          if (open) next.delete(key);
+          else next.add(key);
+          return next;
+        })
+      }
+    >
+      {open ? <KeyboardArrowDown /> : <KeyboardArrowRight />}
+    </IconButton>
+  );
+
+  const renderCard = (row: T, depth: number): ReactNode => {
+    const key = rowKey(row);
+    const members = depth === 0 ? subRows?.(row) : undefined;
+    const open = expanded.has(key);
+    return (
+      <Fragment key={`${depth}:${key}`}>
+        <Box
+          data-testid={`row-${key}`}
+          sx={{
+            px: 2,
+            py: 1.5,
+            borderTop: 1,
+            borderColor: 'divider',
+            display: 'grid',
+            gap: 0.75,
+            ...(depth > 0 ? { bgcolor: 'action.hover', pl: 4 } : {}),
+          }}
+        >
+          {(members || (selection && depth === 0)) && (
+            <Stack direction="row" sx={{ alignItems: 'center', ml: -1 }}>
+              {selection && depth === 0 && (
+                <Checkbox
+                  checked={selection.selected.has(key)}
+                  onChange={() => toggleRow(key)}
+                  slotProps={{ input: { 'aria-label': t('table.selectRow') } }}
+                />
+              )}
+              {members && expandButton(key, open)}
+            </Stack>
+          )}
+          {visible.map((column) => (
+            <Box
+              key={column.id}
+              sx={{
+                display: 'flex',
+                gap: 2,
+                justifyContent: 'space-between',
+                alignItems: 'center',
+                minWidth: 0,
+              }}
+            >
+              <Typography variant="body2" color="text.secondary" sx={{ flexShrink: 0 }}>
+                {column.header}
+              </Typography>
+              <Box sx={{ minWidth: 0, overflowWrap: 'anywhere', textAlign: 'right', typography: 'body2' }}>
+                {column.cell(row)}
+              </Box>
+            </Box>
+          ))}
+          {rowActions && (
+            <Box sx={{ display: 'flex', justifyContent: 'flex-end', flexWrap: 'wrap' }}>
+              {rowActions(row)}
+            </Box>
+          )}
+        </Box>
+        {open && members?.map((member) => renderCard(member, depth + 1))}
       </Fragment>
     );
   };
@@ -209,7 +273,7 @@ export function DataTable<T>(props: DataTableProps<T>) {
   }
 
   return (
-    <Paper variant="outlined">
+    <Paper variant="outlined" data-testid="data-table">
       <Stack
         direction={{ xs: 'column', md: 'row' }}
         spacing={1}
@@ -254,54 +318,78 @@ export function DataTable<T>(props: DataTableProps<T>) {
           ))}
       </Menu>
       <Box sx={{ height: 4 }}>{query.isFetching && !query.isPending && <LinearProgress />}</Box>
-      <TableContainer>
-        <Table size="small" aria-busy={query.isFetching}>
-          <TableHead>
-            <TableRow>
-              {subRows && <TableCell padding="checkbox" />}
-              {selection && (
-                <TableCell padding="checkbox">
-                  <Checkbox
-                    indeterminate={selectedOnPage > 0 && selectedOnPage < pageKeys.length}
-                    checked={pageKeys.length > 0 && selectedOnPage === pageKeys.length}
-                    onChange={togglePage}
-                    slotProps={{ input: { 'aria-label': t('table.selectPage') } }}
-                  />
-                </TableCell>
-              )}
-              {visible.map((column) => {
-                const direction = column.sortField ? sortOf(controls.state.order, column.sortField) : null;
-                return (
-                  <TableCell
-                    key={column.id}
-                    align={column.align}
-                    sortDirection={direction ?? false}
-                    sx={{ whiteSpace: 'nowrap', fontWeight: 600 }}
-                  >
-                    {column.sortField ? (
-                      <TableSortLabel
-                        active={direction !== null}
-                        direction={direction ?? 'asc'}
-                        onClick={() => column.sortField && controls.sortBy(column.sortField)}
-                      >
-                        {column.header}
-                      </TableSortLabel>
-                    ) : (
-                      column.header
-                    )}
+      {cards ? (
+        <Box aria-busy={query.isFetching} data-testid="data-table-cards">
+          {query.isPending || rows.length === 0 || (query.isError && rows.length === 0) ? (
+            <Table size="small">
+              <TableBody>{body}</TableBody>
+            </Table>
+          ) : (
+            rows.map((row) => renderCard(row, 0))
+          )}
+        </Box>
+      ) : (
+        <TableContainer>
+          <Table
+            size="small"
+            aria-busy={query.isFetching}
+            // Narrower gutters than MUI's 16 px: a dozen columns fit a 1280 px window.
+            sx={{
+              '& .MuiTableCell-root': { px: 1 },
+            // A long model name, key or log text breaks inside the word rather than widen the table.
+            '& .MuiTableCell-body': { overflowWrap: 'anywhere' },
+              '& .MuiTableCell-root:first-of-type': { pl: 2 },
+              '& .MuiTableCell-root:last-of-type': { pr: 2 },
+            }}
+          >
+            <TableHead>
+              <TableRow>
+                {subRows && <TableCell padding="checkbox" />}
+                {selection && (
+                  <TableCell padding="checkbox">
+                    <Checkbox
+                      indeterminate={selectedOnPage > 0 && selectedOnPage < pageKeys.length}
+                      checked={pageKeys.length > 0 && selectedOnPage === pageKeys.length}
+                      onChange={togglePage}
+                      slotProps={{ input: { 'aria-label': t('table.selectPage') } }}
+                    />
                   </TableCell>
-                );
-              })}
-              {rowActions && (
-                <TableCell align="right" sx={{ fontWeight: 600 }}>
-                  {t('table.actions')}
-                </TableCell>
-              )}
-            </TableRow>
-          </TableHead>
-          <TableBody>{body}</TableBody>
-        </Table>
-      </TableContainer>
+                )}
+                {visible.map((column) => {
+                  const direction = column.sortField ? sortOf(controls.state.order, column.sortField) : null;
+                  return (
+                    <TableCell
+                      key={column.id}
+                      align={column.align}
+                      sortDirection={direction ?? false}
+                      // Long headers wrap rather than widen the table past its box.
+                      sx={{ fontWeight: 600, lineHeight: 1.3 }}
+                    >
+                      {column.sortField ? (
+                        <TableSortLabel
+                          active={direction !== null}
+                          direction={direction ?? 'asc'}
+                          onClick={() => column.sortField && controls.sortBy(column.sortField)}
+                        >
+                          {column.header}
+                        </TableSortLabel>
+                      ) : (
+                        column.header
+                      )}
+                    </TableCell>
+                  );
+                })}
+                {rowActions && (
+                  <TableCell align="right" sx={{ fontWeight: 600 }}>
+                    {t('table.actions')}
+                  </TableCell>
+                )}
+              </TableRow>
+            </TableHead>
+            <TableBody>{body}</TableBody>
+          </Table>
+        </TableContainer>
+      )}
       <TablePagination
         component="div"
         count={total}
@@ -315,6 +403,8 @@ export function DataTable<T>(props: DataTableProps<T>) {
         getItemAriaLabel={(type) => t(`table.page.${type}`)}
         showFirstButton
         showLastButton
+        // On a phone the page buttons go under the counts instead of off the edge.
+        sx={{ '& .MuiTablePagination-toolbar': { flexWrap: 'wrap', justifyContent: 'flex-end' } }}
       />
     </Paper>
   );

@@ -9,8 +9,12 @@ export function PageHeader({ actions }: { actions?: ReactNode }) {
   const { t } = useTranslation();
   const title = useRouteTitle();
   return (
-    <Stack direction="row" sx={{ mb: 2, alignItems: 'center', justifyContent: 'space-between', gap: 1 }}>
-      <Typography variant="h5" component="h1">
+    // On a narrow screen the actions go under the title rather than squeeze it to a letter a line.
+    <Stack
+      direction="row"
+      sx={{ mb: 2, alignItems: 'center', justifyContent: 'space-between', gap: 1, flexWrap: 'wrap' }}
+    >
+      <Typography variant="h5" component="h1" sx={{ flexShrink: 0 }}>
         {title ? t(title) : null}
       </Typography>
       <Stack direction="row" sx={{ gap: 1, flexWrap: 'wrap' }}>

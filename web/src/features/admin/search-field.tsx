@@ -3,7 +3,13 @@ import InputAdornment from '@mui/material/InputAdornment';
 import TextField from '@mui/material/TextField';
 import { useEffect, useState } from 'react';
 
-/** A filter text field that applies on Enter or when it loses focus, so typing does not fetch per key. */
+/** How long typing must pause before the filter applies by itself. */
+export const SEARCH_DELAY_MS = 400;
+
+/**
+ * A filter text field that applies once typing pauses, on Enter, or when it loses focus, so typing
+ * does not fetch per key and nobody has to guess that Enter is needed.
+ */
 export function SearchField(props: {
   label: string;
   value: string;
@@ -15,6 +21,11 @@ export function SearchField(props: {
   const apply = () => {
     if (text.trim() !== props.value) props.onApply(text.trim());
   };
+  // biome-ignore lint/correctness/useExhaustiveDependencies: reruns only when the text changes
+  useEffect(() => {
+    const timer = setTimeout(apply, SEARCH_DELAY_MS);
+    return () => clearTimeout(timer);
+  }, [text]);
   return (
     <TextField
       size="small"

@@ -15,6 +15,7 @@ import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
 import type { MessageKey } from '../../i18n/message-key';
 import { apiGet } from '../../lib/api-client';
+import { currencyTickDigits } from '../../lib/chart-ticks';
 import { PageHeader } from '../admin/page-header';
 import { useSiteInfo } from '../site/site-info';
 import {
@@ -103,6 +104,15 @@ export default function AnalyticsPage() {
       ...(format ? { valueFormatter: (v: number | null) => format(v ?? 0) } : {}),
     }));
   const xAxis = [{ scaleType: 'band' as const, data: days }];
+  // Quota axes in the site's unit (currency or the raw count), with as many decimals as their tick
+  // spacing needs, and wide enough that "5,000,000" is not cut.
+  const quotaAxis = (dailyMax: number) => {
+    const digits = currencyTickDigits(dailyMax / site.quota_per_unit);
+    return [{ valueFormatter: (v: number) => renderQuota(v, { ...display, digits }), width: 88 }];
+  };
+  const numberAxis = [{ valueFormatter: (v: number) => renderNumber(v), width: 72 }];
+  const consumption = dailyTotals(usage, days, (r) => r.quota);
+  const redeemed = dailyTotals(p?.redemptionStatistics ?? [], days, (r) => r.quota);
   const chartHeight = 280;
   // The charts' own texts (empty, loading) in the reader's language.
   const chart = {
@@ -229,6 +239,7 @@ export default function AnalyticsPage() {
           <BarChart
             {...chart}
             xAxis={xAxis}
+            yAxis={quotaAxis(Math.max(0, ...consumption))}
             series={stacked(
               (r) => r.quota,
               (v) => renderQuota(v, display),
@@ -239,14 +250,17 @@ export default function AnalyticsPage() {
           <LineChart
             {...chart}
             xAxis={[{ scaleType: 'point', data: days }]}
+            yAxis={numberAxis}
             series={[
               {
                 label: t('admin.analytics.promptTokens'),
                 data: dailyTotals(usage, days, (r) => r.promptTokens),
+                curve: 'linear',
               },
               {
                 label: t('admin.analytics.completionTokens'),
                 data: dailyTotals(usage, days, (r) => r.completionTokens),
+                curve: 'linear',
               },
             ]}
           />
@@ -255,20 +269,28 @@ export default function AnalyticsPage() {
           <LineChart
             {...chart}
             xAxis={[{ scaleType: 'point', data: days }]}
-            series={[{ label: t('admin.analytics.averageSeconds'), data: averageLatency(usage, days) }]}
+            // Straight segments: a smoothed curve draws a ramp on days that had nothing.
+            series={[
+              {
+                label: t('admin.analytics.averageSeconds'),
+                data: averageLatency(usage, days),
+                curve: 'linear',
+              },
+            ]}
           />
         </ChartCard>
         <ChartCard title={t('admin.analytics.requests')}>
-          <BarChart {...chart} xAxis={xAxis} series={stacked((r) => r.requestCount)} />
+          <BarChart {...chart} xAxis={xAxis} yAxis={numberAxis} series={stacked((r) => r.requestCount)} />
         </ChartCard>
         <ChartCard title={t('admin.analytics.redemptionChart')}>
           <BarChart
             {...chart}
             xAxis={xAxis}
+            yAxis={quotaAxis(Math.max(0, ...redeemed))}
             series={[
               {
                 label: t('admin.analytics.redeemedQuota'),
-                data: dailyTotals(p?.redemptionStatistics ?? [], days, (r) => r.quota),
+                data: redeemed,
                 valueFormatter: (v: number | null) => renderQuota(v ?? 0, display),
               },
             ]}

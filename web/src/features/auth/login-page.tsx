@@ -4,7 +4,7 @@ import Link from '@mui/material/Link';
 import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
-import { type LoginInput, loginInput } from '@switchyard/domain';
+import type { LoginInput } from '@switchyard/domain';
 import { useMutation } from '@tanstack/react-query';
 import { useForm } from 'react-hook-form';
 import { useTranslation } from 'react-i18next';
@@ -12,7 +12,7 @@ import { Link as RouterLink, useNavigate } from 'react-router';
 import { PANEL_BASE } from '../../app/routes';
 import { type SessionUser, useSession } from '../../app/session-context';
 import { apiPost } from '../../lib/api-client';
-import { schemaResolver } from '../../lib/form-resolver';
+import { lazySchema, schemaResolver } from '../../lib/form-resolver';
 import { toast } from '../../lib/toast';
 import { useSiteInfo } from '../site/site-info';
 import { AuthCard } from './auth-card';
@@ -24,7 +24,9 @@ export default function LoginPage() {
   const { signIn } = useSession();
   const navigate = useNavigate();
   const { register, handleSubmit, formState } = useForm<LoginInput>({
-    resolver: schemaResolver(loginInput),
+    resolver: schemaResolver(
+      lazySchema(() => import('@switchyard/domain/schemas/user').then((m) => m.loginInput)),
+    ),
     defaultValues: { username: '', password: '' },
   });
   // Spec §8: a failed login says nothing more than the response handler's toast.
@@ -32,6 +34,8 @@ export default function LoginPage() {
     mutationFn: (values: LoginInput) => apiPost<SessionUser>('/api/user/login', values),
     onSuccess: (user) => {
       signIn(user);
+      // A failed attempt's error must not linger over the console once signed in.
+      toast.closeAll();
       toast.success(t('auth.login.success'));
       navigate(PANEL_BASE);
     },

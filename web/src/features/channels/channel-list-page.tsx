@@ -5,7 +5,6 @@ import DeleteSweepOutlined from '@mui/icons-material/DeleteSweepOutlined';
 import EditOutlined from '@mui/icons-material/EditOutlined';
 import ExpandMore from '@mui/icons-material/ExpandMore';
 import PlayArrowOutlined from '@mui/icons-material/PlayArrowOutlined';
-import SpeedOutlined from '@mui/icons-material/SpeedOutlined';
 import SyncOutlined from '@mui/icons-material/SyncOutlined';
 import Alert from '@mui/material/Alert';
 import Box from '@mui/material/Box';
@@ -21,7 +20,14 @@ import Switch from '@mui/material/Switch';
 import TextField from '@mui/material/TextField';
 import Tooltip from '@mui/material/Tooltip';
 import Typography from '@mui/material/Typography';
-import { ChannelStatus, type ChannelView, formatTimestamp, providers, renderQuota } from '@switchyard/domain';
+import {
+  type BalanceUpdateReport,
+  ChannelStatus,
+  type ChannelView,
+  formatTimestamp,
+  providers,
+  renderQuota,
+} from '@switchyard/domain';
 import { useQueryClient } from '@tanstack/react-query';
 import { useCallback, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -39,6 +45,7 @@ import { PageHeader } from '../admin/page-header';
 import { SearchField } from '../admin/search-field';
 import { useAdminAction } from '../admin/use-admin-action';
 import { useSiteInfo } from '../site/site-info';
+import { announceBalanceReport, BalanceReportDialog } from './balance-report-dialog';
 import {
   allChannels,
   CHANNEL_PATH,
@@ -67,11 +74,12 @@ function TestButton({ channel, onTest }: { channel: ChannelView; onTest: (model?
   return (
     <>
       <ButtonGroup size="small" variant="outlined">
-        <Button onClick={() => onTest()} startIcon={<SpeedOutlined />}>
+        <Button onClick={() => onTest()} sx={{ whiteSpace: 'nowrap', minWidth: 0 }}>
           {t('admin.channel.test')}
         </Button>
         <Button
           aria-label={t('admin.channel.testWithModel')}
+          sx={{ minWidth: 0, px: 0.5 }}
           onClick={(e) => setAnchor(e.currentTarget)}
           disabled={models.length === 0}
         >
@@ -148,10 +156,15 @@ export default function ChannelListPage() {
     invalidate: INVALIDATE,
     success: (n) => t('admin.channel.deletedCount', { count: n }),
   });
-  const updateBalances = useAdminAction(() => apiGet(`${CHANNEL_PATH}/update_balance`), {
-    invalidate: INVALIDATE,
-    success: t('admin.channel.balancesUpdated'),
-  });
+  const [balanceReport, setBalanceReport] = useState<BalanceUpdateReport | null>(null);
+  const updateBalances = useAdminAction(
+    async () => {
+      const report = await apiGet<BalanceUpdateReport>(`${CHANNEL_PATH}/update_balance`);
+      if (announceBalanceReport(report)) setBalanceReport(report);
+      return report;
+    },
+    { invalidate: INVALIDATE, success: false },
+  );
   const updateBalance = useAdminAction((id: number) => apiGet(`${CHANNEL_PATH}/update_balance/${id}`), {
     invalidate: INVALIDATE,
     success: t('admin.channel.balancesUpdated'),
@@ -228,7 +241,14 @@ export default function ChannelListPage() {
       header: t('admin.channel.field.status'),
       sortField: 'status',
       cell: (c) => (
-        <Stack direction="row" sx={{ alignItems: 'center' }}>
+        <Stack
+          sx={{
+            alignItems: 'flex-start',
+            // "Manually disabled" may take two lines rather than widen the table.
+            '& .MuiChip-root': { height: 'auto' },
+            '& .MuiChip-label': { whiteSpace: 'normal', py: 0.25 },
+          }}
+        >
           <Switch
             size="small"
             checked={c.status === ChannelStatus.Enabled}
@@ -300,6 +320,8 @@ export default function ChannelListPage() {
       id: 'weight',
       header: t('admin.channel.field.weight'),
       sortField: 'weight',
+      // Matters only between channels of one priority: shown from the column menu.
+      hiddenByDefault: true,
       cell: (c) => (
         <InlineNumber
           value={c.weight}
@@ -525,6 +547,7 @@ export default function ChannelListPage() {
         )}
       />
       <ChannelEditDialog open={editing.open} channelId={editing.id} onClose={closeEditor} />
+      <BalanceReportDialog report={balanceReport} onClose={() => setBalanceReport(null)} />
     </>
   );
 }

@@ -78,12 +78,15 @@ export function ChannelTagsPanel() {
       <Typography variant="subtitle1" sx={{ px: 2, pt: 1.5 }}>
         {t('admin.channel.tags')}
       </Typography>
-      <Table size="small">
+      {/* On a phone the member count gives way and the actions wrap, so the panel fits the screen. */}
+      <Table size="small" sx={{ '& .MuiTableCell-root': { px: { xs: 1, sm: 2 } } }}>
         <TableHead>
           <TableRow>
             <TableCell padding="checkbox" />
             <TableCell>{t('admin.channel.field.tag')}</TableCell>
-            <TableCell>{t('admin.channel.tagMembers')}</TableCell>
+            <TableCell sx={{ display: { xs: 'none', sm: 'table-cell' } }}>
+              {t('admin.channel.tagMembers')}
+            </TableCell>
             <TableCell>{t('admin.channel.field.priority')}</TableCell>
             <TableCell align="right">{t('table.actions')}</TableCell>
           </TableRow>
@@ -104,7 +107,7 @@ export function ChannelTagsPanel() {
                 <TableCell>
                   <Chip size="small" label={row.tag} />
                 </TableCell>
-                <TableCell>
+                <TableCell sx={{ display: { xs: 'none', sm: 'table-cell' } }}>
                   {t('admin.channel.tagCount', { enabled: row.enabled, count: row.count })}
                 </TableCell>
                 <TableCell>
@@ -115,7 +118,7 @@ export function ChannelTagsPanel() {
                     onSave={(value) => setPriority.mutateAsync({ tag: row.tag, value })}
                   />
                 </TableCell>
-                <TableCell align="right" sx={{ whiteSpace: 'nowrap' }}>
+                <TableCell align="right" sx={{ whiteSpace: { xs: 'normal', sm: 'nowrap' } }}>
                   <Button size="small" onClick={() => setStatus.mutate({ tag: row.tag, enable: true })}>
                     {t('admin.channel.enableTag')}
                   </Button>

@@ -45,7 +45,8 @@ export function InlineNumber(props: {
       onKeyDown={(e) => {
         if (e.key === 'Enter') (e.target as HTMLInputElement).blur();
       }}
-      slotProps={{ htmlInput: { min: props.min, 'aria-label': props.label, style: { width: 56 } } }}
+      sx={{ '& input': { px: 1 } }}
+      slotProps={{ htmlInput: { min: props.min, 'aria-label': props.label, style: { width: 44 } } }}
     />
   );
 }

@@ -13,16 +13,17 @@ import Skeleton from '@mui/material/Skeleton';
 import ToggleButton from '@mui/material/ToggleButton';
 import ToggleButtonGroup from '@mui/material/ToggleButtonGroup';
 import Typography from '@mui/material/Typography';
-import { BarChart } from '@mui/x-charts/BarChart';
 import { renderNumber } from '@switchyard/domain';
-import { useMemo, useState } from 'react';
+import { lazy, Suspense, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { CopyField } from '../../components/copy-field';
 import type { MessageKey } from '../../i18n/message-key';
+import { currencyTickDigits } from '../../lib/chart-ticks';
 import { useQuotaFormat } from '../../lib/quota-format';
 import { useInviteLink } from '../account/use-invite-link';
 import { useSelf } from '../account/use-self';
 import { useAvailableModels } from '../model-price/use-available-models';
+import { useSiteInfo } from '../site/site-info';
 import { type DailyModelUsage, lastSevenDays, seriesByModel, totalsOn, useDashboard } from './use-dashboard';
 
 type Metric = 'quota' | 'requests' | 'tokens';
@@ -79,9 +80,13 @@ function StatCard({ label, value, exact, icon: Icon, testId }: Stat) {
 }
 
 /** Spec §2 dashboard: balance and usage, today's figures, seven days per model, models, invite link. */
+// The chart library is the largest part of this screen: the figures show while it loads.
+const WeekChart = lazy(() => import('./week-chart'));
+
 export default function DashboardPage() {
   const { t } = useTranslation();
   const formatQuota = useQuotaFormat();
+  const site = useSiteInfo();
   const { data: self } = useSelf();
   const { data: usage } = useDashboard();
   const { data: models } = useAvailableModels();
@@ -140,9 +145,13 @@ export default function DashboardPage() {
       testId: 'dashboard-today-tokens',
     },
   ];
-  // Bars of a few cents need more than two decimals to tell apart.
+  // Bars of a few cents need more than two decimals to tell apart, and ticks as many as their
+  // spacing takes (the stacked day totals set the axis).
+  const dayTotals = days.map((_, i) => series.reduce((sum, s) => sum + (s.data[i] ?? 0), 0));
+  const digits = currencyTickDigits(Math.max(0, ...dayTotals) / site.quota_per_unit);
   const valueFormatter = (v: number | null) =>
-    v === null ? '' : metric === 'quota' ? formatQuota(v, 4) : renderNumber(v);
+    v === null ? '' : metric === 'quota' ? formatQuota(v, Math.max(4, digits)) : renderNumber(v);
+  const tickFormatter = (v: number) => (metric === 'quota' ? formatQuota(v, digits) : renderNumber(v));
 
   return (
     <Box sx={{ display: 'grid', gap: 3 }}>
@@ -177,17 +186,14 @@ export default function DashboardPage() {
                 {t('user.dashboard.noUsage')}
               </Typography>
             ) : (
-              <BarChart
-                height={300}
-                xAxis={[{ scaleType: 'band', data: days.map((d) => d.slice(5)) }]}
-                series={series.map((s) => ({
-                  label: s.model,
-                  data: s.data,
-                  stack: 'models',
-                  valueFormatter,
-                }))}
-                yAxis={[{ valueFormatter: (v: number) => valueFormatter(v), width: 72 }]}
-              />
+              <Suspense fallback={<Skeleton variant="rounded" height={300} />}>
+                <WeekChart
+                  days={days}
+                  series={series}
+                  valueFormatter={valueFormatter}
+                  tickFormatter={tickFormatter}
+                />
+              </Suspense>
             )}
           </CardContent>
         </Card>

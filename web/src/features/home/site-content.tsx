@@ -7,7 +7,7 @@ import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { MarkdownContent } from '../../components/markdown-content';
 import { apiGet } from '../../lib/api-client';
-import { isFrameUrl } from '../../lib/markdown';
+import { isFrameUrl } from '../../lib/frame-url';
 
 /** Home and About (spec §2): an https address shows that page in a frame, other text is markdown. */
 export function SiteContent({

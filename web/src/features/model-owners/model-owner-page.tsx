@@ -14,6 +14,7 @@ import { useTranslation } from 'react-i18next';
 import { useConfirm } from '../../components/confirm-dialog';
 import { type DataColumn, DataTable, useTableState } from '../../components/data-table';
 import { api, apiGet, apiPost, apiPut } from '../../lib/api-client';
+import { bundledIcon } from '../../lib/provider-icons';
 import { toast } from '../../lib/toast';
 import { FormDialog, type FormValues, num } from '../admin/form-dialog';
 import { pageLocally } from '../admin/local-page';
@@ -59,7 +60,12 @@ export default function ModelOwnerPage() {
       id: 'icon',
       header: t('admin.owner.field.icon'),
       cell: (o) => (
-        <Avatar src={o.icon || undefined} alt={o.name} variant="rounded" sx={{ width: 28, height: 28 }}>
+        <Avatar
+          src={bundledIcon(o.icon) ?? (o.icon || undefined)}
+          alt={o.name}
+          variant="rounded"
+          sx={{ width: 28, height: 28, bgcolor: o.icon ? 'transparent' : undefined }}
+        >
           {o.name.slice(0, 1)}
         </Avatar>
       ),
@@ -150,7 +156,7 @@ export default function ModelOwnerPage() {
             <Stack direction="row" spacing={1} sx={{ alignItems: 'center' }}>
               <Typography variant="body2">{t('admin.common.preview')}</Typography>
               <Avatar
-                src={v.icon.trim()}
+                src={bundledIcon(v.icon) ?? v.icon.trim()}
                 alt={String(v.name)}
                 variant="rounded"
                 data-testid="owner-icon-preview"

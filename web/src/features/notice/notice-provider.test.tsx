@@ -35,7 +35,7 @@ describe('NoticeProvider', () => {
   it('opens by itself for a text not seen before, and remembers it', async () => {
     await start('**Maintenance** tonight');
     expect(await screen.findByRole('dialog', { name: '公告' })).toBeTruthy();
-    expect(screen.getByText('Maintenance').tagName).toBe('STRONG');
+    expect((await screen.findByText('Maintenance')).tagName).toBe('STRONG');
     expect(localStorage.getItem('notice')).toBe('**Maintenance** tonight');
   });
 
@@ -44,13 +44,17 @@ describe('NoticeProvider', () => {
     await start('same text');
     expect(screen.queryByRole('dialog')).toBeNull();
     await act(async () => fireEvent.click(screen.getByText('bell')));
-    expect((await screen.findByRole('dialog', { name: '公告' })).textContent).toContain('same text');
+    const dialog = await screen.findByRole('dialog', { name: '公告' });
+    // The Markdown renderer is loaded with the first notice.
+    await waitFor(() => expect(dialog.textContent).toContain('same text'));
   });
 
   it('opens again when the text changes', async () => {
     localStorage.setItem('notice', 'old text');
     await start('new text');
-    expect((await screen.findByRole('dialog', { name: '公告' })).textContent).toContain('new text');
+    const dialog = await screen.findByRole('dialog', { name: '公告' });
+    // The Markdown renderer is loaded with the first notice.
+    await waitFor(() => expect(dialog.textContent).toContain('new text'));
   });
 
   it('stays closed when there is no notice', async () => {

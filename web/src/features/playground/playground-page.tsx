@@ -17,7 +17,7 @@ import Tab from '@mui/material/Tab';
 import Tabs from '@mui/material/Tabs';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
-import { splitList } from '@switchyard/domain';
+import { type Page, PLAYGROUND_TOKEN_NAME, splitList, TokenStatus, type TokenView } from '@switchyard/domain';
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -31,7 +31,7 @@ import { useAvailableModels } from '../model-price/use-available-models';
 import { useSiteInfo } from '../site/site-info';
 import { type ChatMessage, type ChatUsage, streamChat } from './chat-stream';
 
-const PLAYGROUND_TOKEN = 'sys_playground';
+const PLAYGROUND_TOKEN = PLAYGROUND_TOKEN_NAME;
 /** OpenAI accepts at most four stop sequences. */
 const MAX_STOP = 4;
 
@@ -49,11 +49,11 @@ interface LogRow {
 }
 
 /** The consume log of the reply just finished (settlement is written a moment after the stream ends). */
-async function loggedQuota(model: string, since: number): Promise<number | undefined> {
+async function loggedQuota(tokenName: string, model: string, since: number): Promise<number | undefined> {
   for (let attempt = 0; attempt < 6; attempt++) {
     const page = await apiGet<{ data: LogRow[] }>('/api/log/self', {
       query: {
-        token_name: PLAYGROUND_TOKEN,
+        token_name: tokenName,
         model_name: model,
         log_type: 2,
         start_timestamp: since,
@@ -68,7 +68,7 @@ async function loggedQuota(model: string, since: number): Promise<number | undef
   return undefined;
 }
 
-function NativeChat({ playgroundKey }: { playgroundKey: string }) {
+function NativeChat({ playgroundKey, tokenName }: { playgroundKey: string; tokenName: string }) {
   const { t } = useTranslation();
   const formatQuota = useQuotaFormat();
   const { data: self } = useSelf();
@@ -121,7 +121,7 @@ function NativeChat({ playgroundKey }: { playgroundKey: string }) {
         controller.signal,
       );
       patchLast((last) => ({ ...last, usage }));
-      const quota = await loggedQuota(chosen, since);
+      const quota = await loggedQuota(tokenName, chosen, since);
       patchLast((last) => ({ ...last, ...(quota !== undefined ? { quota } : {}) }));
     } catch (error) {
       const aborted = error instanceof DOMException && error.name === 'AbortError';
@@ -312,12 +312,26 @@ export default function PlaygroundPage() {
   const location = useLocation();
   const site = useSiteInfo();
   const [tab, setTab] = useState(0);
+  // Which key the playground chats with: the user's playground token (created on first use; its
+  // spending comes out of the user's balance and shows in the logs under its name) or one of theirs.
+  const [tokenId, setTokenId] = useState<number | 'playground'>('playground');
+  const tokens = useQuery({
+    queryKey: ['/api/token', 'playground-choices'],
+    queryFn: () => apiGet<Page<TokenView>>('/api/token', { query: { page: 1, size: 100 } }),
+    enabled: user !== null,
+  });
+  const choices = (tokens.data?.data ?? []).filter(
+    (tk) => tk.name !== PLAYGROUND_TOKEN && tk.status === TokenStatus.Enabled,
+  );
   const key = useQuery({
-    queryKey: ['token', 'playground'],
-    queryFn: () => apiGet<string>('/api/token/playground'),
+    queryKey: ['token', 'playground', tokenId],
+    queryFn: () =>
+      apiGet<string>(tokenId === 'playground' ? '/api/token/playground' : `/api/token/${tokenId}/key`),
     enabled: user !== null,
     staleTime: Number.POSITIVE_INFINITY,
   });
+  const tokenName =
+    tokenId === 'playground' ? PLAYGROUND_TOKEN : (choices.find((tk) => tk.id === tokenId)?.name ?? '');
   const links = visibleChatLinks(site.chat_links);
   if (!user) return <Navigate to="/login" replace state={{ from: location.pathname }} />;
   const server = serverAddress(site.server_address, window.location.origin);
@@ -331,6 +345,25 @@ export default function PlaygroundPage() {
         ))}
       </Tabs>
       <CardContent>
+        <FormControl size="small" sx={{ mb: 2, minWidth: 240, maxWidth: '100%' }}>
+          <InputLabel id="playground-token">{t('user.playground.token')}</InputLabel>
+          <Select
+            labelId="playground-token"
+            label={t('user.playground.token')}
+            value={String(tokenId)}
+            onChange={(e) =>
+              setTokenId(e.target.value === 'playground' ? 'playground' : Number(e.target.value))
+            }
+            data-testid="playground-token"
+          >
+            <MenuItem value="playground">{t('user.playground.playgroundToken')}</MenuItem>
+            {choices.map((tk) => (
+              <MenuItem key={tk.id} value={String(tk.id)}>
+                {tk.name}
+              </MenuItem>
+            ))}
+          </Select>
+        </FormControl>
         {!key.data ? (
           <Typography color="text.secondary">
             {key.isError ? t('user.playground.noKey') : t('user.common.loading')}
@@ -343,7 +376,7 @@ export default function PlaygroundPage() {
             sx={{ width: '100%', height: '70vh', border: 0, borderRadius: 1 }}
           />
         ) : (
-          <NativeChat playgroundKey={key.data} />
+          <NativeChat playgroundKey={key.data} tokenName={tokenName} />
         )}
       </CardContent>
     </Card>

@@ -23,6 +23,7 @@ import {
   type CreatedTokenView,
   formatTimestamp,
   NEVER_EXPIRES,
+  PLAYGROUND_TOKEN_NAME,
   TokenStatus,
   type TokenView,
 } from '@switchyard/domain';
@@ -122,7 +123,26 @@ export default function TokensPage() {
   });
 
   const columns: DataColumn<TokenView>[] = [
-    { id: 'name', header: t('user.token.name'), cell: (r) => r.name, sortField: 'name', hideable: false },
+    {
+      id: 'name',
+      header: t('user.token.name'),
+      // The playground's own token is marked, so nobody takes it for a token they made and forgot.
+      cell: (r) =>
+        r.name === PLAYGROUND_TOKEN_NAME ? (
+          <Tooltip title={t('user.token.playgroundHint')}>
+            <Chip
+              size="small"
+              color="info"
+              label={t('user.token.playgroundChip')}
+              data-testid="token-playground"
+            />
+          </Tooltip>
+        ) : (
+          r.name
+        ),
+      sortField: 'name',
+      hideable: false,
+    },
     {
       id: 'group',
       header: t('user.token.group'),

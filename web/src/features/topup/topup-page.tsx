@@ -71,6 +71,14 @@ function goToPayment(answer: OrderAnswer): void {
   window.location.assign(url);
 }
 
+function useGateways() {
+  return useQuery({
+    queryKey: ['user', 'payment'],
+    // Online payment is optional: a server without gateways (or without the route) means "not set up".
+    queryFn: () => apiGet<Gateway[]>('/api/user/payment', { silent: true }).catch(() => [] as Gateway[]),
+  });
+}
+
 function OnlineTopup() {
   const { t } = useTranslation();
   const site = useSiteInfo();
@@ -78,11 +86,7 @@ function OnlineTopup() {
   const [amount, setAmount] = useState('');
   const [touched, setTouched] = useState(false);
   const [chosen, setChosen] = useState<string | null>(null);
-  const gateways = useQuery({
-    queryKey: ['user', 'payment'],
-    // Online payment is optional: a server without gateways (or without the route) means "not set up".
-    queryFn: () => apiGet<Gateway[]>('/api/user/payment', { silent: true }).catch(() => [] as Gateway[]),
-  });
+  const gateways = useGateways();
   const list = [...(gateways.data ?? [])].sort((a, b) => a.sort - b.sort);
   const selected = list.find((g) => g.uuid === chosen) ?? list[0];
   const problem = topupAmountProblem(amount, minimum);
@@ -212,7 +216,10 @@ export default function TopupPage() {
   const { t } = useTranslation();
   const formatQuota = useQuotaFormat();
   const { data: self } = useSelf();
-  const [tab, setTab] = useState<'online' | 'code'>('online');
+  const gateways = useGateways();
+  const [chosenTab, setTab] = useState<'online' | 'code' | null>(null);
+  // Without any payment gateway the code tab is the only way to top up: it opens there.
+  const tab = chosenTab ?? (gateways.data?.length === 0 ? 'code' : 'online');
   return (
     <Stack spacing={3}>
       <Card>

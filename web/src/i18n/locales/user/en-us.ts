@@ -34,6 +34,9 @@ export const userEnUS: Messages<typeof userZhCN> = {
     noModels: 'No models are available to your group yet',
   },
   token: {
+    playgroundChip: 'Playground',
+    playgroundHint:
+      'The token the playground uses: no quota of its own, what it spends comes out of your balance',
     create: 'New token',
     createTitle: 'New token',
     editTitle: 'Edit token',
@@ -205,6 +208,8 @@ export const userEnUS: Messages<typeof userZhCN> = {
       'Token prices are per 1M tokens and call prices per call, already multiplied by the chosen group ratio.',
   },
   playground: {
+    token: 'Token',
+    playgroundToken: 'Playground token (default)',
     chatTab: 'Chat',
     model: 'Model',
     system: 'System prompt',

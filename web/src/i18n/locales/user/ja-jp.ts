@@ -34,6 +34,8 @@ export const userJaJP: Messages<typeof userZhCN> = {
     noModels: '現在のグループで利用できるモデルはありません',
   },
   token: {
+    playgroundChip: 'プレイグラウンド',
+    playgroundHint: 'プレイグラウンドが使うトークン：独自の上限はなく、利用分は残高から差し引かれます',
     create: '新規トークン',
     createTitle: '新規トークン',
     editTitle: 'トークンを編集',
@@ -205,6 +207,8 @@ export const userJaJP: Messages<typeof userZhCN> = {
       'トークン課金は 1M トークンあたり、回数課金は 1 回あたりの価格で、選択したグループの倍率を反映済みです。',
   },
   playground: {
+    token: '使用するトークン',
+    playgroundToken: 'プレイグラウンド用トークン（既定）',
     chatTab: 'チャット',
     model: 'モデル',
     system: 'システムプロンプト',

@@ -32,6 +32,8 @@ export const userZhCN = {
     noModels: '当前分组暂无可用模型',
   },
   token: {
+    playgroundChip: '游乐场',
+    playgroundHint: '游乐场使用的令牌：不设额度上限，花费从您的余额中扣除',
     create: '新建令牌',
     createTitle: '新建令牌',
     editTitle: '编辑令牌',
@@ -201,6 +203,8 @@ export const userZhCN = {
     noteMillion: '按 Tokens 计费的价格为每 1M Tokens，按次计费的价格为每次调用；已乘以所选分组的倍率。',
   },
   playground: {
+    token: '使用的令牌',
+    playgroundToken: '游乐场令牌（默认）',
     chatTab: '对话',
     model: '模型',
     system: '系统提示词',

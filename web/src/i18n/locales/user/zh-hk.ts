@@ -34,6 +34,8 @@ export const userZhHK: Messages<typeof userZhCN> = {
     noModels: '目前分組暫無可用模型',
   },
   token: {
+    playgroundChip: '遊樂場',
+    playgroundHint: '遊樂場使用的令牌：不設額度上限，花費從您的餘額中扣除',
     create: '新增令牌',
     createTitle: '新增令牌',
     editTitle: '編輯令牌',
@@ -203,6 +205,8 @@ export const userZhHK: Messages<typeof userZhCN> = {
     noteMillion: '按 Tokens 計費的價格為每 1M Tokens，按次計費的價格為每次調用；已乘以所選分組的倍率。',
   },
   playground: {
+    token: '使用的令牌',
+    playgroundToken: '遊樂場令牌（預設）',
     chatTab: '對話',
     model: '模型',
     system: '系統提示詞',
