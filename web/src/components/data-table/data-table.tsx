@@ -336,8 +336,8 @@ export function DataTable<T>(props: DataTableProps<T>) {
             // Narrower gutters than MUI's 16 px: a dozen columns fit a 1280 px window.
             sx={{
               '& .MuiTableCell-root': { px: 1 },
-            // A long model name, key or log text breaks inside the word rather than widen the table.
-            '& .MuiTableCell-body': { overflowWrap: 'anywhere' },
+              // A long model name, key or log text breaks inside the word rather than widen the table.
+              '& .MuiTableCell-body': { overflowWrap: 'anywhere' },
               '& .MuiTableCell-root:first-of-type': { pl: 2 },
               '& .MuiTableCell-root:last-of-type': { pr: 2 },
             }}
