@@ -15,6 +15,7 @@ import { clearSessionCookie, setSessionCookie } from '../auth/session-cookie.js'
 import { isUniqueViolation } from '../db/dialect.js';
 import type { NewLog } from '../db/queries/logs.js';
 import { balanceLogRow, newUserRow } from '../db/queries/users.js';
+import type { NewUser, UserRow } from '../db/tables.js';
 import { ApiError } from '../http/api-error.js';
 import { type RouteContext, WithMessage } from '../http/route.js';
 import type { Services } from '../services.js';
@@ -90,45 +91,16 @@ export async function register({
   if (email && (await s.repos.users.byEmail(email))) {
     throw ApiError.conflict('This email address is already registered', ErrorCode.emailTaken);
   }
-  // An unknown or stale invite code (a link kept in the browser) never blocks a sign-up: it only
-  // earns nothing. A disabled inviter earns nothing either.
-  const found = body.aff_code ? await s.repos.users.byAffCode(body.aff_code) : undefined;
-  const inviter = found?.status === UserStatus.Enabled ? found : undefined;
-  const inviteeQuota = inviter ? o.QuotaForInvitee : 0;
+  const inviter = await inviterOf(s, body.aff_code);
   const passwordHash = await s.passwords.hash(body.password);
   const now = s.clock.nowSeconds();
   for (let attempt = 0; ; attempt++) {
     try {
-      const { id } = await s.repos.users.insertWithRewards(
-        newUserRow({
-          username: body.username,
-          password_hash: passwordHash,
-          role: Role.Common,
-          email,
-          quota: o.QuotaForNewUser + inviteeQuota,
-          aff_code: newAffCode(),
-          inviter_id: inviter?.id ?? 0,
-          created_time: now,
-        }),
-        inviter ? { inviterId: inviter.id, quota: o.QuotaForInviter } : undefined,
-        (userId, inviterPaid) =>
-          signupCreditLogs(
-            now,
-            { id: userId, username: body.username },
-            {
-              newUserQuota: o.QuotaForNewUser,
-              inviteeQuota,
-              ...(inviter
-                ? {
-                    inviter: {
-                      id: inviter.id,
-                      username: inviter.username,
-                      quota: inviterPaid ? o.QuotaForInviter : 0,
-                    },
-                  }
-                : {}),
-            },
-          ),
+      const { id } = await insertSignup(
+        s,
+        { username: body.username, password_hash: passwordHash, email },
+        inviter,
+        now,
       );
       return { id };
     } catch (err) {
@@ -141,6 +113,58 @@ export async function register({
       if (attempt >= 3) throw err;
     }
   }
+}
+
+/**
+ * The account an invite code names, when it may earn the reward. An unknown or stale code (a link
+ * kept in the browser) never blocks a sign-up: it only earns nothing; a disabled inviter neither.
+ */
+export async function inviterOf(s: Services, affCode: string | undefined): Promise<UserRow | undefined> {
+  const found = affCode ? await s.repos.users.byAffCode(affCode) : undefined;
+  return found?.status === UserStatus.Enabled ? found : undefined;
+}
+
+/**
+ * Inserts a new common user with the sign-up credits (QuotaForNewUser, QuotaForInvitee) and pays the
+ * inviter in the same transaction, with their log rows. Throws the unique violation of a taken name.
+ */
+export function insertSignup(
+  s: Services,
+  fields: Pick<NewUser, 'username' | 'password_hash'> & Partial<NewUser>,
+  inviter: UserRow | undefined,
+  now: number,
+): Promise<{ id: number }> {
+  const o = s.options.current;
+  const inviteeQuota = inviter ? o.QuotaForInvitee : 0;
+  return s.repos.users.insertWithRewards(
+    newUserRow({
+      ...fields,
+      role: Role.Common,
+      quota: o.QuotaForNewUser + inviteeQuota,
+      aff_code: newAffCode(),
+      inviter_id: inviter?.id ?? 0,
+      created_time: now,
+    }),
+    inviter ? { inviterId: inviter.id, quota: o.QuotaForInviter } : undefined,
+    (userId, inviterPaid) =>
+      signupCreditLogs(
+        now,
+        { id: userId, username: fields.username },
+        {
+          newUserQuota: o.QuotaForNewUser,
+          inviteeQuota,
+          ...(inviter
+            ? {
+                inviter: {
+                  id: inviter.id,
+                  username: inviter.username,
+                  quota: inviterPaid ? o.QuotaForInviter : 0,
+                },
+              }
+            : {}),
+        },
+      ),
+  );
 }
 
 export interface SignupCredits {

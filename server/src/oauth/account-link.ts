@@ -1,10 +1,9 @@
-import { ErrorCode, Role, USERNAME_MAX, USERNAME_MIN, UserStatus } from '@switchyard/domain';
-import { signupCreditLogs } from '../api/account.js';
+import { ErrorCode, USERNAME_MAX, USERNAME_MIN, UserStatus } from '@switchyard/domain';
+import { insertSignup, inviterOf } from '../api/account.js';
 import { presentSignedIn } from '../api/user-presenter.js';
-import { newAffCode } from '../auth/random-codes.js';
 import { setSessionCookie } from '../auth/session-cookie.js';
 import { isUniqueViolation } from '../db/dialect.js';
-import { type BindingColumn, newUserRow } from '../db/queries/users.js';
+import type { BindingColumn } from '../db/queries/users.js';
 import type { UserRow } from '../db/tables.js';
 import { ApiError } from '../http/api-error.js';
 import { type RouteContext, WithMessage } from '../http/route.js';
@@ -116,9 +115,7 @@ async function signUp(s: Services, identity: ExternalIdentity, aff: string | und
   if (!o.RegisterEnabled) {
     throw ApiError.forbidden('Registration is closed by the administrator', ErrorCode.registrationDisabled);
   }
-  const found = aff ? await s.repos.users.byAffCode(aff) : undefined;
-  const inviter = found?.status === UserStatus.Enabled ? found : undefined;
-  const inviteeQuota = inviter ? o.QuotaForInvitee : 0;
+  const inviter = await inviterOf(s, aff);
   const now = s.clock.nowSeconds();
   const preferred = usableUsername(identity.username);
   // An email the provider reports is kept only when no account uses it: it is a sign-in name too.
@@ -132,40 +129,19 @@ async function signUp(s: Services, identity: ExternalIdentity, aff: string | und
         ? preferred
         : `${identity.provider}_${(await s.repos.users.maxId()) + 1 + attempt}`;
     try {
-      const { id } = await s.repos.users.insertWithRewards(
-        newUserRow({
+      const { id } = await insertSignup(
+        s,
+        {
           username,
           // No password: this account signs in through its provider until the user sets one.
           password_hash: '',
-          role: Role.Common,
           email,
           display_name: (identity.displayName?.trim() || username).slice(0, 32),
           avatar_url: (identity.avatarUrl ?? '').slice(0, 500),
           [bindingColumn(identity.provider)]: identity.id,
-          quota: o.QuotaForNewUser + inviteeQuota,
-          aff_code: newAffCode(),
-          inviter_id: inviter?.id ?? 0,
-          created_time: now,
-        }),
-        inviter ? { inviterId: inviter.id, quota: o.QuotaForInviter } : undefined,
-        (userId, inviterPaid) =>
-          signupCreditLogs(
-            now,
-            { id: userId, username },
-            {
-              newUserQuota: o.QuotaForNewUser,
-              inviteeQuota,
-              ...(inviter
-                ? {
-                    inviter: {
-                      id: inviter.id,
-                      username: inviter.username,
-                      quota: inviterPaid ? o.QuotaForInviter : 0,
-                    },
-                  }
-                : {}),
-            },
-          ),
+        },
+        inviter,
+        now,
       );
       return (await s.repos.users.byId(id))!;
     } catch (err) {
