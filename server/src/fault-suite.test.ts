@@ -1,10 +1,8 @@
 import { LogType } from '@switchyard/domain';
-import { createPool } from 'mysql2/promise';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb } from './db/create-db.js';
 import { toNumber } from './db/dialect.js';
-import { createTestDatabase, engineTargets, type TestDatabase } from './test/databases.js';
+import { createTestDatabase, endOwnSessions, engineTargets, type TestDatabase } from './test/databases.js';
 import { type FakeUpstream, startFakeUpstream } from './test/fake-upstream.js';
 import { GatewayProcess, RootSession } from './test/gateway-process.js';
 
@@ -112,45 +110,6 @@ function expectBalanced(b: Awaited<ReturnType<typeof books>>, rows: number) {
   });
 }
 
-/** Ends every session the gateway holds on the database server (its own only); answers how many. */
-async function killSessions(
-  engine: string,
-  serverUrl: string,
-  own: TestDatabase,
-  appName: string,
-): Promise<number> {
-  if (engine === 'postgres') {
-    const admin = new pg.Client({ connectionString: serverUrl });
-    await admin.connect();
-    try {
-      const r = await admin.query(
-        'select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1',
-        [appName],
-      );
-      return r.rowCount ?? 0;
-    } finally {
-      await admin.end();
-    }
-  }
-  const admin = createPool({ uri: serverUrl, connectionLimit: 1 });
-  try {
-    const [rows] = await admin.query(
-      'select id from information_schema.processlist where db = ? and id <> connection_id()',
-      [new URL(own.url).pathname.slice(1)],
-    );
-    let killed = 0;
-    for (const row of rows as { id: number }[]) {
-      await admin.query(`kill ${Number(row.id)}`).then(
-        () => killed++,
-        () => {},
-      );
-    }
-    return killed;
-  } finally {
-    await admin.end();
-  }
-}
-
 for (const target of engineTargets()) {
   describe.skipIf(target.skipReason !== undefined)(`fault suite on ${target.engine}`, () => {
     let up: FakeUpstream;
@@ -220,7 +179,7 @@ for (const target of engineTargets()) {
         const killed: number[] = [];
         const load = startLoad(node.origin, key, (count) => {
           if (count === 40 || count === 100)
-            void killSessions(target.engine, target.serverUrl!, own, appName).then((n) => killed.push(n));
+            void endOwnSessions(target.engine, target.serverUrl!, own, appName).then((n) => killed.push(n));
         });
         while (load.completed < 140 || killed.length < 2) await new Promise((r) => setTimeout(r, 20));
         await load.stop();

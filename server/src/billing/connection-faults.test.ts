@@ -1,13 +1,11 @@
 import { LogType } from '@switchyard/domain';
-import { createPool } from 'mysql2/promise';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, type Database } from '../db/create-db.js';
 import { insertReturningId, toNumber } from '../db/dialect.js';
 import { migrateToLatest } from '../db/migrations/index.js';
 import { newTokenRow } from '../db/queries/tokens.js';
 import { newUserRow } from '../db/queries/users.js';
-import { createTestDatabase, engineTargets, type TestDatabase } from '../test/databases.js';
+import { createTestDatabase, endOwnSessions, engineTargets, type TestDatabase } from '../test/databases.js';
 import { KyselyLedgerStore } from './kysely-ledger-store.js';
 import { type ConsumeLog, Ledger } from './ledger.js';
 import { WriteBatcher } from './write-batcher.js';
@@ -28,40 +26,7 @@ for (const target of servers) {
     let appName = '';
     const dropped: Error[] = [];
 
-    /** Ends every session the gateway's pool holds on the server (its own, never another test's). */
-    const killOwnConnections = async (): Promise<number> => {
-      if (target.engine === 'postgres') {
-        const admin = new pg.Client({ connectionString: target.serverUrl });
-        await admin.connect();
-        try {
-          const r = await admin.query(
-            'select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1',
-            [appName],
-          );
-          return r.rowCount ?? 0;
-        } finally {
-          await admin.end();
-        }
-      }
-      const admin = createPool({ uri: target.serverUrl!, connectionLimit: 1 });
-      try {
-        const dbName = new URL(testDb.url).pathname.slice(1);
-        const [rows] = await admin.query(
-          'select id from information_schema.processlist where db = ? and id <> connection_id()',
-          [dbName],
-        );
-        let killed = 0;
-        for (const row of rows as { id: number }[]) {
-          await admin.query(`kill ${Number(row.id)}`).then(
-            () => killed++,
-            () => {},
-          );
-        }
-        return killed;
-      } finally {
-        await admin.end();
-      }
-    };
+    const killOwnConnections = () => endOwnSessions(target.engine, target.serverUrl!, testDb, appName);
 
     beforeAll(async () => {
       testDb = await createTestDatabase(target);

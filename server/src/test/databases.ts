@@ -86,3 +86,46 @@ export async function createTestDatabase(target: EngineTarget): Promise<TestData
     },
   };
 }
+
+/**
+ * Ends every session a test's gateway holds on the database server, as a restart or failover does:
+ * PostgreSQL's by the gateway's application name, MySQL's on the test's own database. Never another
+ * test's. Answers how many were ended.
+ */
+export async function endOwnSessions(
+  engine: string,
+  serverUrl: string,
+  own: TestDatabase,
+  appName: string,
+): Promise<number> {
+  if (engine === 'postgres') {
+    const admin = new pg.Client({ connectionString: serverUrl });
+    await admin.connect();
+    try {
+      const r = await admin.query(
+        'select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1',
+        [appName],
+      );
+      return r.rowCount ?? 0;
+    } finally {
+      await admin.end();
+    }
+  }
+  const admin = createPool({ uri: serverUrl, connectionLimit: 1 });
+  try {
+    const [rows] = await admin.query(
+      'select id from information_schema.processlist where db = ? and id <> connection_id()',
+      [new URL(own.url).pathname.slice(1)],
+    );
+    let killed = 0;
+    for (const row of rows as { id: number }[]) {
+      await admin.query(`kill ${Number(row.id)}`).then(
+        () => killed++,
+        () => {},
+      );
+    }
+    return killed;
+  } finally {
+    await admin.end();
+  }
+}
