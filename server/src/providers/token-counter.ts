@@ -180,6 +180,7 @@ async function loadEncoding(name: EncodingName): Promise<EncodingModule> {
  */
 export class TokenCounter {
   private readonly loading = new Map<EncodingName, Promise<Tokenizer>>();
+  private readonly loaded = new Map<EncodingName, Tokenizer>();
 
   tokenizer(model: string): Promise<Tokenizer> {
     const encoding = encodingForModel(model);
@@ -188,7 +189,9 @@ export class TokenCounter {
       t = loadEncoding(encoding).then((mod) => {
         // An empty disallow list: text that looks like `<|endoftext|>` is counted, not rejected.
         const options = { disallowedSpecial: new Set<string>() };
-        return { encoding, count: (text: string) => mod.countTokens(text, options) };
+        const tokenizer = { encoding, count: (text: string) => mod.countTokens(text, options) };
+        this.loaded.set(encoding, tokenizer);
+        return tokenizer;
       });
       // A failed import may be retried by the next caller.
       t.catch(() => this.loading.delete(encoding));
@@ -197,8 +200,16 @@ export class TokenCounter {
     return t;
   }
 
-  /** Starts loading the encodings in the background (e.g. after the server listens). */
-  warmUp(): void {
-    for (const model of ['gpt-4o', 'gpt-4']) this.tokenizer(model).catch(() => {});
+  /**
+   * The model's tokenizer when its encoding is loaded, without waiting: a settlement counted in the
+   * turn its reply ends is journaled before the reply's last byte leaves.
+   */
+  ready(model: string): Tokenizer | undefined {
+    return this.loaded.get(encodingForModel(model));
+  }
+
+  /** Loads every encoding (main.ts waits for it before listening, so `ready` always answers). */
+  async warmUp(): Promise<void> {
+    await Promise.all(['gpt-4o', 'gpt-4'].map((model) => this.tokenizer(model)));
   }
 }

@@ -31,6 +31,7 @@ import {
   type RelayCall,
   type RelayOutcome,
   type ReplyContext,
+  readyToCount,
   relayEventStream,
   relayJsonReply,
   replyHeaders,
@@ -168,6 +169,8 @@ async function relayWhole(
         if (!client.gone && !res.write(chunk)) response.body.pause();
       },
     });
+    const counting = readyToCount(ctx, null);
+    if (counting) await counting;
     if (!client.gone) res.end();
     return {
       usage: null,

@@ -10,7 +10,7 @@ import { emptyUsage, type Usage } from '../billing/usage.js';
 import { hasUnstorableText } from '../db/storable-text.js';
 import type { UpstreamError } from '../providers/openai/errors.js';
 import type { UpstreamRequest } from '../providers/openai/request.js';
-import { countText } from '../providers/token-counter.js';
+import { countText, type Tokenizer } from '../providers/token-counter.js';
 import { isMeaningfulUsage } from '../providers/usage.js';
 import type { Services } from '../services.js';
 import {
@@ -326,6 +326,8 @@ export async function relayEventStream(
     log.warn({ err }, 'upstream stream broke');
     if (!client.gone) write(stream.brokenEvent());
   }
+  const counting = readyToCount(ctx, stream.usage);
+  if (counting) await counting;
   if (!client.gone) {
     hold();
     ending = true;
@@ -361,6 +363,8 @@ export async function relayJsonReply(
   const raw = await ctx.response.body.whole();
   const firstByteMs = ctx.s.clock.nowMs() - ctx.startedMs;
   const out = read(raw);
+  const counting = readyToCount(ctx, out.usage);
+  if (counting) await counting;
   sendWhole(ctx, ctx.response.statusCode, out.contentType, out.body);
   return {
     usage: out.usage,
@@ -425,8 +429,12 @@ async function relayCall(
   const requestedPrice = priceOf(s, model);
   if (!requestedPrice) throw relayErrors.unpriced(model);
   let counted: Promise<number> | undefined;
+  let countedNow: number | undefined;
   const promptTokens = () => {
-    counted ??= call.countPrompt();
+    counted ??= call.countPrompt().then((n) => {
+      countedNow = n;
+      return n;
+    });
     return counted;
   };
   const o = s.options.current;
@@ -494,6 +502,7 @@ async function relayCall(
     call,
     attempt,
     promptTokens,
+    promptTokensNow: () => countedNow,
     outcome,
     startedMs,
     ip: req.ip,
@@ -666,6 +675,8 @@ interface SettleInput {
   call: RelayCall;
   attempt: Attempt;
   promptTokens: () => Promise<number>;
+  /** The prompt's count once `promptTokens` has made it. */
+  promptTokensNow: () => number | undefined;
   outcome: RelayOutcome;
   startedMs: number;
   ip: string;
@@ -686,22 +697,54 @@ function settle(s: Services, x: SettleInput): void {
   s.relay.pending.track(work);
 }
 
-/** Prices the call and hands the charge with its log row to the ledger, without waiting for it. */
-async function charge(s: Services, x: SettleInput): Promise<unknown> {
-  const { caller, attempt, outcome, call } = x;
-  let usage: Usage;
-  if (isMeaningfulUsage(outcome.usage)) {
-    usage = outcome.usage;
-  } else {
-    const tok = await s.relay.counter.tokenizer(attempt.selection.upstreamModel);
-    usage = {
-      ...emptyUsage(),
-      inputTokens: await x.promptTokens(),
-      outputTokens: call.estimateOutput ? countText(tok, outcome.completionText()) : 0,
-      // Speech is priced on input characters, which were counted exactly.
-      estimated: call.estimateOutput,
-    };
+/**
+ * Prices the call and hands the charge with its log row to the ledger, without waiting for it. When
+ * the reply path readied the local count (`readyToCount`), this all happens in the calling turn, so
+ * the ledger journals the settlement before the reply's last byte is written.
+ */
+function charge(s: Services, x: SettleInput): Promise<unknown> {
+  try {
+    const usage = isMeaningfulUsage(x.outcome.usage) ? x.outcome.usage : estimatedUsage(s, x);
+    return usage instanceof Promise ? usage.then((u) => bill(s, x, u)) : bill(s, x, usage);
+  } catch (err) {
+    return Promise.reject(err);
   }
+}
+
+/** A local count of a reply that carried no usage, marked estimated. */
+function estimatedUsage(s: Services, x: SettleInput): Usage | Promise<Usage> {
+  const model = x.attempt.selection.upstreamModel;
+  const estimate = (tok: Tokenizer, inputTokens: number): Usage => ({
+    ...emptyUsage(),
+    inputTokens,
+    outputTokens: x.call.estimateOutput ? countText(tok, x.outcome.completionText()) : 0,
+    // Speech is priced on input characters, which were counted exactly.
+    estimated: x.call.estimateOutput,
+  });
+  const tok = s.relay.counter.ready(model);
+  const prompt = x.promptTokensNow();
+  if (tok && prompt !== undefined) return estimate(tok, prompt);
+  // A reply path that did not ready the count: counted after an await, journaled a turn later.
+  return Promise.all([s.relay.counter.tokenizer(model), x.promptTokens()]).then(([t, p]) => estimate(t, p));
+}
+
+/**
+ * Readies what a local count of a reply without usage needs (the tokenizer, the prompt's count)
+ * before the reply's last byte is written: undefined, with nothing to wait for, when the usage is
+ * there or the count is ready.
+ */
+export function readyToCount(ctx: ReplyContext, usage: Usage | null): Promise<unknown> | undefined {
+  if (isMeaningfulUsage(usage)) return undefined;
+  const model = ctx.selection.upstreamModel;
+  const counter = ctx.s.relay.counter;
+  const waits: Promise<unknown>[] = [ctx.promptTokens()];
+  if (!counter.ready(model)) waits.push(counter.tokenizer(model));
+  // A count that cannot be made fails the settlement itself (charge), which gives the reserve back.
+  return Promise.all(waits).catch(() => undefined);
+}
+
+function bill(s: Services, x: SettleInput, usage: Usage): Promise<unknown> {
+  const { caller, attempt, outcome, call } = x;
   const billedModel = attempt.selection.billedModel;
   const price = priceOf(s, billedModel) ?? priceOf(s, call.model)!;
   const breakdown = computeQuota(price, caller.group.ratio, usage);
