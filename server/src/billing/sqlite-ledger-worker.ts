@@ -25,6 +25,8 @@ export interface LedgerWorkerData {
 }
 
 const COMMIT_ATTEMPTS = 3;
+/** The longest a batch whose commit failed waits before it runs again. */
+const COMMIT_RETRY_MS = 1000;
 
 function failure(err: unknown): { message: string; code?: string } {
   const e = err as { message?: string; code?: string };
@@ -74,9 +76,12 @@ function serve(port: NonNullable<typeof parentPort>, data: LedgerWorkerData): vo
     else if (core.stagedLogs > 0) publishTimer ??= setTimeout(publish, data.publishIntervalMs);
   };
 
+  let retryTimer: NodeJS.Timeout | undefined;
   const runQueued = (): void => {
+    if (retryTimer) clearTimeout(retryTimer);
+    retryTimer = undefined;
     while (queue.length > 0) {
-      const batch = queue.splice(0, data.maxBatch);
+      const batch = queue.slice(0, data.maxBatch);
       let results: JobResult[] | undefined;
       let lastError: unknown;
       // A failure here is the COMMIT itself (the busy timeout ran out): nothing was written, so the
@@ -88,6 +93,19 @@ function serve(port: NonNullable<typeof parentPort>, data: LedgerWorkerData): vo
           lastError = err;
         }
       }
+      if (!results && !closing) {
+        // Nothing was written (the write lock stayed busy, the disk was full): the batch stays first
+        // in line and runs again later, its callers waiting, instead of being answered as lost.
+        retryTimer = setTimeout(
+          () => {
+            runQueued();
+            send();
+          },
+          Math.min(COMMIT_RETRY_MS, data.busyTimeoutMs),
+        );
+        break;
+      }
+      queue.splice(0, batch.length);
       // Before the answers: the main thread holds each charge until its answer, so the balance that
       // includes it must be there first.
       if (results) replies.balances(core.settledBalances);
@@ -108,6 +126,10 @@ function serve(port: NonNullable<typeof parentPort>, data: LedgerWorkerData): vo
     // Everything submitted before a flush is committed and in `logs` when it is answered.
     flush: (id) => {
       runQueued();
+      if (queue.length > 0) {
+        replies.failed(id, { message: 'settlements are waiting for the database to take their commit' });
+        return;
+      }
       try {
         publish(true);
         replies.done(id);
@@ -116,8 +138,10 @@ function serve(port: NonNullable<typeof parentPort>, data: LedgerWorkerData): vo
       }
     },
     close: (id) => {
-      runQueued();
+      // Closing: a batch that still cannot commit is answered as failed (its journal lines stay open
+      // and the next start makes it again).
       closing = true;
+      runQueued();
       publish();
       core.close();
       replies.done(id);

@@ -303,6 +303,45 @@ describe('the SQLite ledger thread', () => {
     expect(await balance()).toBe(1000 - 12);
   });
 
+  it('keeps a settlement whose commit meets a write lock held past its busy timeout, and commits it once the lock is gone', async () => {
+    await setBalance(1000);
+    const ledger = new SqliteWorkerLedger(d.sqliteFile!, { busyTimeoutMs: 20, intervalMs: 0 });
+    const other = openSqliteFile(d.sqliteFile!);
+    try {
+      expect(await ledger.reserve(held(50))).toBeNull();
+      other.exec('BEGIN IMMEDIATE');
+      let answered: string | undefined;
+      const settling = ledger.settle(held(50), 30, log('after the lock'), true).then(
+        (v) => {
+          answered = 'committed';
+          return v;
+        },
+        (err: unknown) => {
+          answered = `failed: ${String(err)}`;
+          throw err;
+        },
+      );
+      // Long enough for many rounds of three attempts each (20 ms apiece) to fail.
+      await new Promise((r) => setTimeout(r, 500));
+      expect(answered).toBeUndefined();
+      await expect(ledger.flush()).rejects.toThrow(/waiting for the database/);
+      other.exec('ROLLBACK');
+      await expect(settling).resolves.toEqual({ charged: 30, refunded: 20, shortfall: 0 });
+      await ledger.flush();
+      expect(await balance()).toBe(1000 - 30);
+      const rows = await d.db
+        .selectFrom('logs')
+        .select('quota')
+        .where('content', '=', 'after the lock')
+        .execute();
+      expect(rows.map((r) => Number(r.quota))).toEqual([30]);
+    } finally {
+      if (other.inTransaction) other.exec('ROLLBACK');
+      other.close();
+      await ledger.close();
+    }
+  });
+
   it('still commits on close the settlements that never reached a thread that died', async () => {
     const ledger = new SqliteWorkerLedger(d.sqliteFile!, { intervalMs: 60_000, onError: () => {} });
     expect(await ledger.reserve(held(3))).toBeNull();
