@@ -168,11 +168,19 @@ export async function composeServices(
         maxRetriesPerRequest: null,
         retryStrategy: (times) => Math.min(times * 200, 2000),
       });
+      // Until the change bus listens on it: ioredis prints an 'error' event nobody listens to.
+      subscriber.on('error', () => {});
       closers.push(() => redis.quit().catch(() => redis.disconnect()));
       const breaker = new RedisBreaker(redis, warn);
       closers.push(async () => breaker.close());
-      await redis.connect();
-      await redis.ping();
+      // A node starts while Redis is away, on its fallbacks (the breaker says so once); ioredis keeps
+      // reconnecting, and the breaker's recovery reloads every cache when it answers.
+      await redis
+        .connect()
+        .then(() => redis.ping())
+        .catch((err: unknown) =>
+          breaker.trip(`not reachable at start: ${err instanceof Error ? err.message : String(err)}`),
+        );
       kv = new FallbackKvStore(new RedisKvStore(redis), new MemoryKvStore(clock.nowMs), breaker);
       limiter = new FallbackRateLimiter(
         new RedisRateLimiter(redis),

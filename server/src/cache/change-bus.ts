@@ -75,6 +75,8 @@ export class RedisChangeBus implements ChangeBus {
   }
   async close() {
     await this.local.close();
-    await this.subscriber.quit().catch(() => {});
+    // QUIT waits in the offline queue while Redis is away, for ever: a stop then cuts the connection.
+    if (this.subscriber.status === 'ready') await this.subscriber.quit().catch(() => {});
+    else this.subscriber.disconnect();
   }
 }

@@ -120,4 +120,50 @@ describe.skipIf(!process.env.TEST_REDIS_URL && process.env.REQUIRE_ALL_SUITES !=
       (await t.call({ method: 'GET', url: '/api/user/self', headers: { cookie: again } })).statusCode,
     ).toBe(200);
   }, 60_000);
+
+  it('starts a node while Redis is down, serves on the fallbacks, and takes Redis up when it answers', async () => {
+    await stopRedis();
+    // A node that never reached Redis stops (QUIT would wait for a connection for ever).
+    const early = await createTestApp({ env: { REDIS_URL: `redis://127.0.0.1:${port}` } });
+    await early.close();
+    const told: string[] = [];
+    let closed = false;
+    const late = await createTestApp({
+      env: { REDIS_URL: `redis://127.0.0.1:${port}` },
+      overrides: { onWarning: (m) => told.push(m) },
+    });
+    try {
+      expect(told.filter((w) => w.startsWith('Redis is unavailable'))).toHaveLength(1);
+      const root = await late.signIn('root', ROOT_PASSWORD);
+      await createChannel(late, root, {
+        name: 'up',
+        key: 'sk-up',
+        base_url: `${up.url}/v1`,
+        models: 'gpt-4o-mini',
+      });
+      const { key } = await createToken(late, root);
+      const res = await late.call({
+        method: 'POST',
+        url: '/v1/chat/completions',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        payload: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      await startRedis();
+      for (let i = 0; i < 200 && !told.some((w) => w.startsWith('Redis is back')); i++)
+        await new Promise((r) => setTimeout(r, 50));
+      expect(told.some((w) => w.startsWith('Redis is back'))).toBe(true);
+      // Sessions made now live in Redis again, and are read from it.
+      const inRedis = await late.signIn('root', ROOT_PASSWORD);
+      expect(
+        (await late.call({ method: 'GET', url: '/api/user/self', headers: { cookie: inRedis } })).statusCode,
+      ).toBe(200);
+      // And one that lost it.
+      await stopRedis();
+      await late.close();
+      closed = true;
+    } finally {
+      if (!closed) await late.close();
+    }
+  }, 60_000);
 });
