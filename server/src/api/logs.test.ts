@@ -163,4 +163,33 @@ describe('logs API', () => {
     expect(last).toMatchObject({ action: 'log.delete', target_id: 'before:1700000250' });
     expect(JSON.parse(last!.detail)).toEqual({ deleted: 2 });
   });
+
+  it('lists the settlements the database refused to administrators only, newest first', async () => {
+    const letter = (id: number, charged: number) => ({
+      created_at: 1_700_000_000 + id,
+      user_id: daveId,
+      token_id: 1,
+      channel_id: channelId,
+      reserved: 1000,
+      final_quota: 700,
+      charged,
+      error: 'invalid byte sequence for encoding "UTF8": 0x00',
+      log: JSON.stringify({ model_name: 'gpt\u00004o', user_id: daveId }),
+    });
+    await t.s.database.db
+      .insertInto('settlement_dead_letters')
+      .values([letter(1, 1), letter(2, 0)])
+      .execute();
+    const page = await data(root, '/api/log/dead_letters?size=10');
+    expect(page.total_count).toBe(2);
+    expect(
+      page.data.map((r: { charged: boolean; final_quota: number }) => [r.charged, r.final_quota]),
+    ).toEqual([
+      [false, 700],
+      [true, 700],
+    ]);
+    expect(page.data[0].log).toEqual({ model_name: 'gpt\u00004o', user_id: daveId });
+    expect((await as(dave)('/api/log/dead_letters')).statusCode).toBe(403);
+    expect((await as(root)('/api/log/dead_letters?order=error')).statusCode).toBe(400);
+  });
 });

@@ -43,6 +43,7 @@ export const selfLogStatQuery = z.object({
   model_name: optionalText,
   token_name: optionalText,
 });
+export const deadLetterListQuery = pageQuery(['id', 'created_at'] as const);
 export const logDeleteQuery = z.object({
   target_timestamp: z.coerce
     .number({ error: 'target_timestamp is required (unix seconds)' })
@@ -140,4 +141,49 @@ export async function deleteLogs({
     { deleted },
   );
   return deleted;
+}
+
+/**
+ * GET /api/log/dead_letters: settlements the database refused (kept in `settlement_dead_letters`
+ * with the error, the call's log row and whether it was then charged), newest first, so an
+ * administrator sees every one and can correct a balance by hand where it was not charged.
+ */
+export async function listDeadLetters({
+  s,
+  query,
+}: RouteContext<unknown, PageRequest<'id' | 'created_at'>, unknown>) {
+  await settledLogs(s);
+  let list = s.database.db.selectFrom('settlement_dead_letters').selectAll();
+  for (const o of query.order) list = list.orderBy(o.column, o.direction);
+  const [rows, count] = await Promise.all([
+    list.limit(query.size).offset(query.offset).execute(),
+    s.database.db
+      .selectFrom('settlement_dead_letters')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow(),
+  ]);
+  return pageResult(
+    query,
+    rows.map((r) => ({
+      id: Number(r.id),
+      created_at: Number(r.created_at),
+      user_id: Number(r.user_id),
+      token_id: Number(r.token_id),
+      channel_id: Number(r.channel_id),
+      reserved: Number(r.reserved),
+      final_quota: Number(r.final_quota),
+      charged: Number(r.charged) === 1,
+      error: r.error,
+      log: parseLog(r.log),
+    })),
+    Number(count.n),
+  );
+}
+
+function parseLog(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
 }

@@ -60,7 +60,9 @@ import {
   updateChannel,
 } from './channels.js';
 import {
+  deadLetterListQuery,
   deleteLogs,
+  listDeadLetters,
   listLogs,
   listSelfLogs,
   logDeleteQuery,
@@ -764,6 +766,13 @@ export const apiRoutes: readonly RouteDef[] = [
   route({ method: 'GET', url: '/api/log', access: 'admin', query: logListQuery, handler: listLogs }),
   route({ method: 'DELETE', url: '/api/log', access: 'admin', query: logDeleteQuery, handler: deleteLogs }),
   route({ method: 'GET', url: '/api/log/stat', access: 'admin', query: logStatQuery, handler: logStat }),
+  route({
+    method: 'GET',
+    url: '/api/log/dead_letters',
+    access: 'admin',
+    query: deadLetterListQuery,
+    handler: listDeadLetters,
+  }),
   route({
     method: 'GET',
     url: '/api/log/self',

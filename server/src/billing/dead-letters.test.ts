@@ -103,6 +103,16 @@ for (const target of engineTargets().filter((t) => t.engine !== 'sqlite')) {
       expect(letters[0]).toMatchObject({ charged: 1, final_quota: 700, reserved: 1000 });
       expect((JSON.parse(letters[0]!.log) as ConsumeLog).model_name).toBe(bad);
       expect(errors.some((e) => e.includes('kept in settlement_dead_letters'))).toBe(true);
+      // The administrators' log says so too, without the user seeing it.
+      const system = await d.db
+        .selectFrom('logs')
+        .select(['user_id', 'content'])
+        .where('type', '=', LogType.System)
+        .execute();
+      expect(system).toHaveLength(1);
+      expect(system[0]!.user_id).toBe(0);
+      expect(system[0]!.content).toContain(`user ${userId}`);
+      expect(system[0]!.content).toContain('charged with its text cleaned');
 
       const logs = await d.db
         .selectFrom('logs')

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { TokenStatus } from '@switchyard/domain';
+import { LogType, TokenStatus } from '@switchyard/domain';
 import { type Insertable, sql, type Transaction } from 'kysely';
 import { isConnectionLoss } from '../db/connection-loss.js';
 import type { Database } from '../db/create-db.js';
@@ -333,10 +333,11 @@ export class KyselyLedgerStore implements LedgerStore {
       `the database refused the settlement of user ${held.userId}, token ${held.tokenId} (${String(err)}); ` +
         `${charged ? 'charged with its text cleaned' : `NOT charged (${String(again)})`}; kept in settlement_dead_letters`,
     );
+    const now = this.nowSeconds();
     await this.database.db
       .insertInto('settlement_dead_letters')
       .values({
-        created_at: this.nowSeconds(),
+        created_at: now,
         user_id: held.userId,
         token_id: held.tokenId,
         channel_id: log.channel_id ?? 0,
@@ -350,6 +351,20 @@ export class KyselyLedgerStore implements LedgerStore {
       .catch((e: unknown) =>
         this.onError(`could not keep a refused settlement: ${String(e)}; it was ${JSON.stringify(log)}`),
       );
+    // A system row in the administrators' log (user 0: the user does not see the database's error).
+    await this.database.db
+      .insertInto('logs')
+      .values({
+        ...systemLogRow(now),
+        content: storableText(
+          `The database refused the settlement of a call of user ${held.userId} (token ${held.tokenId}, ` +
+            `${finalQuota} quota): ${charged ? 'charged with its text cleaned' : 'NOT charged'}. ` +
+            'Details: GET /api/log/dead_letters',
+        ).slice(0, 4000),
+        channel_id: log.channel_id ?? 0,
+      })
+      .execute()
+      .catch(() => {});
     if (!amounts) throw err;
     return amounts;
   }
@@ -636,4 +651,28 @@ export class KyselyLedgerStore implements LedgerStore {
       .where('id', '=', held.tokenId)
       .execute();
   }
+}
+
+/** The columns of a log row of type System that no call fills. */
+function systemLogRow(createdAt: number): Insertable<LogsTable> {
+  return {
+    user_id: 0,
+    created_at: createdAt,
+    type: LogType.System,
+    content: '',
+    username: '',
+    token_id: 0,
+    token_name: '',
+    model_name: '',
+    quota: 0,
+    prompt_tokens: 0,
+    completion_tokens: 0,
+    channel_id: 0,
+    request_time: 0,
+    first_response_time: 0,
+    is_stream: 0,
+    source_ip: '',
+    group: '',
+    metadata: '{}',
+  };
 }
