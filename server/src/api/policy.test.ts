@@ -109,6 +109,7 @@ const EXPECTED: Record<string, Access> = {
   'GET /api/log': 'admin',
   'DELETE /api/log': 'admin',
   'GET /api/log/stat': 'admin',
+  'GET /api/log/dead_letters': 'admin',
   'GET /api/log/self': 'user',
   'GET /api/log/self/stat': 'user',
   'GET /api/mj': 'admin',
