@@ -1,16 +1,19 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import net from 'node:net';
 import { LogType } from '@switchyard/domain';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb } from './db/create-db.js';
 import { toNumber } from './db/dialect.js';
 import { createTestDatabase, endOwnSessions, engineTargets, type TestDatabase } from './test/databases.js';
 import { type FakeUpstream, startFakeUpstream } from './test/fake-upstream.js';
-import { GatewayProcess, RootSession } from './test/gateway-process.js';
+import { freePort, GatewayProcess, RootSession } from './test/gateway-process.js';
 
 // The fault suite: real gateway processes under bounded load, on each engine, with a fault injected
-// from outside (kill -9 of the gateway, the database ending the gateway's sessions). After it, and a
+// from outside (kill -9 or SIGTERM of the gateway, the database ending the gateway's sessions, its
+// Redis stopped, an upstream that hangs or resets mid-body, NUL bytes in the input). After it, and a
 // restart where the fault killed the node, the books must balance: root's balance drop == the sum of
-// its log rows' quota == its used quota (the same for the token), and every call whose client got
-// its whole reply has exactly one log row.
+// its log rows' quota == its used quota (the same for the token), no reserve is left held, and every
+// call whose client got its whole reply has exactly one log row.
 
 const ROOT_START = 100_000_000;
 const TOKEN_START = 50_000_000;
@@ -20,13 +23,15 @@ interface Load {
   /** Calls whose client received a whole 200 reply. */
   completed: number;
   failed: number;
+  /** Answers 500: whatever the fault, the gateway never answers a call with an internal error. */
+  internalErrors: number;
   stop(): Promise<void>;
 }
 
 /** `WORKERS` clients calling back to back until stopped or the gateway goes away. */
 function startLoad(origin: string, key: string, onCompleted: (count: number) => void = () => {}): Load {
   let running = true;
-  const load = { completed: 0, failed: 0 } as Load;
+  const load = { completed: 0, failed: 0, internalErrors: 0 } as Load;
   const worker = async (w: number) => {
     for (let i = 0; running; i++) {
       try {
@@ -44,6 +49,7 @@ function startLoad(origin: string, key: string, onCompleted: (count: number) => 
         const whole = stream ? text.includes('data: [DONE]') : text.includes('"chat.completion"');
         if (res.status === 200 && whole) onCompleted(++load.completed);
         else load.failed++;
+        if (res.status === 500) load.internalErrors++;
       } catch {
         load.failed++;
         if (running) await new Promise((r) => setTimeout(r, 50));
@@ -56,6 +62,128 @@ function startLoad(origin: string, key: string, onCompleted: (count: number) => 
     await Promise.all(workers);
   };
   return load;
+}
+
+/** A TCP server that takes requests and never answers: an upstream that hangs. */
+async function startHangingUpstream() {
+  const open = new Set<net.Socket>();
+  let accepted = 0;
+  const server = net.createServer((socket) => {
+    accepted++;
+    open.add(socket);
+    socket.on('data', () => {});
+    socket.on('error', () => {});
+    socket.on('close', () => open.delete(socket));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as net.AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    get accepted() {
+      return accepted;
+    },
+    get open() {
+      return open.size;
+    },
+    close: () =>
+      new Promise<void>((r) => {
+        for (const socket of open) socket.destroy();
+        server.close(() => r());
+      }),
+  };
+}
+
+/** An upstream whose JSON replies stop after a tenth of their announced length, the socket reset. */
+async function startResettingUpstream() {
+  let answered = 0;
+  const server = net.createServer((socket) => {
+    socket.on('error', () => {});
+    socket.once('data', () => {
+      answered++;
+      socket.write(
+        'HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{"id":"chatcmpl-x",',
+      );
+      setImmediate(() => socket.resetAndDestroy());
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as net.AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    get answered() {
+      return answered;
+    },
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}
+
+/** A Redis server of the test's own, which the test stops and starts again on the same port. */
+class OwnRedis {
+  private child: ChildProcess | undefined;
+  private constructor(readonly port: number) {}
+
+  static async start(): Promise<OwnRedis> {
+    const redis = new OwnRedis(await freePort());
+    await redis.up();
+    return redis;
+  }
+
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}`;
+  }
+
+  async up(): Promise<void> {
+    this.child = spawn(
+      'redis-server',
+      ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      { stdio: 'ignore' },
+    );
+    for (let i = 0; i < 200; i++) {
+      const ok = await new Promise<boolean>((resolve) => {
+        const socket = net.connect(this.port, '127.0.0.1');
+        socket.once('connect', () => {
+          socket.write('PING\r\n');
+          socket.once('data', (b) => {
+            socket.destroy();
+            resolve(b.toString().startsWith('+PONG'));
+          });
+        });
+        socket.once('error', () => resolve(false));
+      });
+      if (ok) return;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error('redis-server did not start');
+  }
+
+  async down(): Promise<void> {
+    const child = this.child;
+    this.child = undefined;
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGKILL');
+    await exited;
+  }
+}
+
+/** Polls `check` until it holds, for up to `ms`. */
+async function eventually(check: () => boolean | Promise<boolean>, ms = 20_000): Promise<boolean> {
+  for (const until = Date.now() + ms; Date.now() < until; ) {
+    if (await check()) return true;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return check();
+}
+
+/** One chat call with `body`: its status and text. */
+async function chat(origin: string, key: string, body: object, signal?: AbortSignal) {
+  const res = await fetch(`${origin}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    ...(signal ? { signal } : {}),
+  });
+  return { status: res.status, text: await res.text() };
 }
 
 async function books(databaseUrl: string) {
@@ -96,7 +224,8 @@ async function books(databaseUrl: string) {
   }
 }
 
-function expectBalanced(b: Awaited<ReturnType<typeof books>>, rows: number) {
+function expectBalanced(b: Awaited<ReturnType<typeof books>>, rows: number, ...loads: Load[]) {
+  for (const load of loads) expect(load.internalErrors).toBe(0);
   expect(b.rows).toBe(rows);
   expect(b.logged).toBeGreaterThan(0);
   expect(b).toEqual({
@@ -160,7 +289,7 @@ for (const target of engineTargets()) {
       await load.stop();
       expect(exit.code).toBe(0);
       expect(node.log).not.toContain('grace period over');
-      expectBalanced(await books(dbUrl), load.completed);
+      expectBalanced(await books(dbUrl), load.completed, load);
     }, 120_000);
 
     it.skipIf(target.engine === 'sqlite')(
@@ -192,10 +321,158 @@ for (const target of engineTargets()) {
         await after.stop();
         node.child.kill('SIGTERM');
         expect((await node.exited).code).toBe(0);
-        expectBalanced(await books(own.url), load.completed + after.completed);
+        expectBalanced(await books(own.url), load.completed + after.completed, load, after);
       },
       120_000,
     );
+
+    it('NUL bytes in a model name are refused before any reserve; in a prompt they are served and billed', async () => {
+      const own = await freshDatabase();
+      const node = await start(own?.url);
+      const dbUrl = own?.url ?? `sqlite:${node.dataDir}/switchyard.db`;
+      const key = await (await RootSession.open(node.origin)).channelAndToken(
+        `${up.url}/v1`,
+        'gpt-4o',
+        TOKEN_START,
+      );
+      let refused = 0;
+      let served = 0;
+      for (let i = 0; i < 20; i++) {
+        const bad = await chat(node.origin, key, {
+          model: 'gpt-4o\u0000x',
+          messages: [{ role: 'user', content: 'hi' }],
+        });
+        expect(bad.status, bad.text).toBe(400);
+        expect(bad.text).toContain('NUL');
+        refused++;
+        const text = await chat(node.origin, key, {
+          model: 'gpt-4o',
+          messages: [{ role: 'user', content: `nul \u0000 inside ${i}` }],
+        });
+        expect(text.status, `${text.text}\n${node.log}`).toBe(200);
+        served++;
+      }
+      node.child.kill('SIGTERM');
+      expect((await node.exited).code).toBe(0);
+      expect(refused).toBe(20);
+      expectBalanced(await books(dbUrl), served);
+    }, 120_000);
+
+    it('a hanging upstream: clients that give up close its sockets and get their reserves back', async () => {
+      const hang = await startHangingUpstream();
+      try {
+        const own = await freshDatabase();
+        const node = await start(own?.url);
+        const dbUrl = own?.url ?? `sqlite:${node.dataDir}/switchyard.db`;
+        const root = await RootSession.open(node.origin);
+        const key = await root.channelAndToken(`${up.url}/v1`, 'gpt-4o', TOKEN_START);
+        await root.call('POST', '/api/channel/', {
+          type: 1,
+          name: 'hangs',
+          key: 'sk-upstream',
+          base_url: `${hang.url}/v1`,
+          models: 'gpt-4o-mini',
+          group: 'default',
+        });
+        const gaveUp = await Promise.all(
+          Array.from({ length: 10 }, () =>
+            chat(
+              node.origin,
+              key,
+              { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hello?' }] },
+              AbortSignal.timeout(500),
+            ).then(
+              () => false,
+              () => true,
+            ),
+          ),
+        );
+        expect(gaveUp.every(Boolean)).toBe(true);
+        expect(hang.accepted).toBeGreaterThan(0);
+        // The gateway closed every upstream socket of a call whose client left.
+        expect(await eventually(() => hang.open === 0)).toBe(true);
+        // Nothing is held for the calls that were given up (PostgreSQL/MySQL keep reserves as rows).
+        if (own) expect(await eventually(async () => (await books(dbUrl)).heldReserves === 0)).toBe(true);
+        const load = startLoad(node.origin, key);
+        await eventually(() => load.completed >= 40);
+        await load.stop();
+        node.child.kill('SIGTERM');
+        expect((await node.exited).code).toBe(0);
+        expectBalanced(await books(dbUrl), load.completed, load);
+      } finally {
+        await hang.close();
+      }
+    }, 120_000);
+
+    it('an upstream reset in the middle of a body: the call is retried on another channel and billed once', async () => {
+      const reset = await startResettingUpstream();
+      try {
+        const own = await freshDatabase();
+        const node = await start(own?.url);
+        const dbUrl = own?.url ?? `sqlite:${node.dataDir}/switchyard.db`;
+        const root = await RootSession.open(node.origin);
+        const key = await root.channelAndToken(`${up.url}/v1`, 'gpt-4o', TOKEN_START);
+        await root.call('POST', '/api/channel/', {
+          type: 1,
+          name: 'resets',
+          key: 'sk-upstream',
+          base_url: `${reset.url}/v1`,
+          models: 'gpt-4o',
+          group: 'default',
+          priority: 10,
+        });
+        await root.call('PUT', '/api/option/', { key: 'RetryTimes', value: '3' });
+        await root.call('PUT', '/api/option/', { key: 'RetryCooldownSeconds', value: '0' });
+        await root.call('PUT', '/api/option/', { key: 'AutomaticDisableChannelEnabled', value: 'false' });
+        const results = await Promise.all(
+          Array.from({ length: 30 }, (_, i) =>
+            chat(node.origin, key, { model: 'gpt-4o', messages: [{ role: 'user', content: `reset ${i}` }] }),
+          ),
+        );
+        for (const r of results) expect(r.status, r.text).toBe(200);
+        expect(reset.answered).toBeGreaterThan(0);
+        node.child.kill('SIGTERM');
+        expect((await node.exited).code).toBe(0);
+        expectBalanced(await books(dbUrl), results.length);
+      } finally {
+        await reset.close();
+      }
+    }, 120_000);
+
+    it('Redis stopped under load and started again: calls go on, and the books balance', async () => {
+      const redis = await OwnRedis.start();
+      try {
+        const own = await freshDatabase();
+        const node = await GatewayProcess.start({
+          ...(own ? { databaseUrl: own.url } : {}),
+          env: { SHUTDOWN_DRAIN_SECONDS: '10', REDIS_URL: redis.url },
+        });
+        nodes.push(node);
+        const dbUrl = own?.url ?? `sqlite:${node.dataDir}/switchyard.db`;
+        const key = await (await RootSession.open(node.origin)).channelAndToken(
+          `${up.url}/v1`,
+          'gpt-4o',
+          TOKEN_START,
+        );
+        const load = startLoad(node.origin, key);
+        await eventually(() => load.completed >= 40);
+        await redis.down();
+        const atStop = load.completed;
+        expect(await eventually(() => load.completed >= atStop + 60)).toBe(true);
+        await redis.up();
+        const atStart = load.completed;
+        expect(await eventually(() => load.completed >= atStart + 60)).toBe(true);
+        await load.stop();
+        // A session made now works (in Redis again, or on the database).
+        await RootSession.open(node.origin);
+        node.child.kill('SIGTERM');
+        expect((await node.exited).code).toBe(0);
+        expect(node.log).toContain('Redis is unavailable');
+        expectBalanced(await books(dbUrl), load.completed, load);
+      } finally {
+        await redis.down();
+      }
+    }, 120_000);
 
     it('kill -9 under load loses no settlement of a delivered call, and the restart returns its reserves', async () => {
       const testDb = await freshDatabase();
@@ -225,7 +502,7 @@ for (const target of engineTargets()) {
       expect((await again.exited).code).toBe(0);
 
       const b = await books(dbUrl);
-      expectBalanced(b, delivered + after.completed);
+      expectBalanced(b, delivered + after.completed, load, after);
     }, 120_000);
   });
 }

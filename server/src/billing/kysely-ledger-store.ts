@@ -232,8 +232,8 @@ export class KyselyLedgerStore implements LedgerStore {
           // MySQL and SQLite: the balances and the reserve's row in one transaction.
           return await this.reserveInTransaction(held);
         } catch (err) {
-          // A settlement group locks reserve rows before balances, a reserve balances before its
-          // row's insert: MySQL may end either as a deadlock. Nothing of the loser was kept.
+          // MySQL may still end a reserve as a deadlock's victim (gap locks of the reserves' index);
+          // nothing of it was kept.
           if (attempt >= RESERVE_ATTEMPTS || !isTransient(err)) throw err;
           await new Promise((r) => setTimeout(r, 2 * attempt));
         }
@@ -276,6 +276,9 @@ export class KyselyLedgerStore implements LedgerStore {
     const amount = held.amount;
     try {
       await this.database.db.transaction().execute(async (trx) => {
+        // The row first, then the balances: the order a settlement group locks them in (its reserve
+        // rows, then balances), so the two do not deadlock on MySQL. A refusal rolls the row back.
+        await trx.insertInto('reserves').values(this.reserveRow(held)).execute();
         const user = await trx
           .updateTable('users')
           .set((eb) => ({ quota: eb('quota', '-', amount) }))
@@ -293,7 +296,6 @@ export class KyselyLedgerStore implements LedgerStore {
           // Throwing rolls the user's deduction back with it.
           if (Number(token.numUpdatedRows) !== 1) throw new Refusal('insufficient_token_quota');
         }
-        await trx.insertInto('reserves').values(this.reserveRow(held)).execute();
       });
     } catch (err) {
       if (err instanceof Refusal) return err.reason;

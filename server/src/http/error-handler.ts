@@ -1,5 +1,6 @@
 import { ErrorCode } from '@switchyard/domain';
 import type { FastifyError, FastifyInstance } from 'fastify';
+import { isConnectionLoss } from '../db/connection-loss.js';
 import { OptionValidationError } from '../options/option-store.js';
 import { ApiError } from './api-error.js';
 
@@ -71,6 +72,18 @@ export function toEnvelope(err: unknown): { status: number; body: Envelope } {
     return {
       status: fe.statusCode,
       body: { success: false, message: fe.message, code: ErrorCode.invalidRequest },
+    };
+  }
+  if (isConnectionLoss(err)) {
+    // The database went away under the request (a restart, a failover): nothing of it was kept, and
+    // the same request may succeed on a new connection.
+    return {
+      status: 503,
+      body: {
+        success: false,
+        message: 'The database connection was lost; please retry',
+        code: ErrorCode.unavailable,
+      },
     };
   }
   return {

@@ -1,6 +1,7 @@
 import { providerById } from '@switchyard/domain';
 import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { bearerKeyFromHeaders } from '../auth/api-keys.js';
+import { isConnectionLoss } from '../db/connection-loss.js';
 import type { OpenAiEndpoint } from '../providers/openai/request.js';
 import type { Services } from '../services.js';
 import { countAnthropicTokens, countGeminiTokens, inboundKey, relayChat } from './chat-relay.js';
@@ -101,6 +102,17 @@ export function asRelayError(err: unknown, log: FastifyBaseLogger): RelayError {
   const e = err as Partial<FastifyError>;
   if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return relayErrors.bodyTooLarge();
   if (e.statusCode && e.statusCode < 500) return relayErrors.badRequest(String(e.message));
+  if (isConnectionLoss(err)) {
+    // The database went away under the call (a restart, a failover) before anything was sent or
+    // charged: a retry on a new connection may succeed.
+    log.warn({ err }, 'relay request lost its database connection');
+    return new RelayError(
+      503,
+      'server_error',
+      'database_unavailable',
+      'The gateway lost its database connection; please retry',
+    );
+  }
   log.error({ err }, 'relay request failed');
   return new RelayError(500, 'server_error', 'internal_error', 'Internal server error');
 }
