@@ -17,6 +17,8 @@ export interface UpstreamRequestOptions {
   timeouts?: UpstreamTimeouts;
   /** A PEM CA certificate trusted for this call besides Node's bundled roots (a channel behind a private CA). */
   ca?: string;
+  /** The channel's proxy URL: such a call goes through undici (outbound/outbound-agent.ts). */
+  proxy?: string;
 }
 
 /** How long a call waits, in ms: for the connection, for the reply's head, between two pieces of its body. */
@@ -59,10 +61,11 @@ export interface UpstreamDispatcher {
   dispatch(opts: UpstreamRequestOptions, handler: Dispatcher.DispatchHandler): boolean;
 }
 
-/** What a channel sets for its connections: its limits and the private CA it trusts. */
+/** What a channel sets for its connections: its limits, the private CA it trusts, its proxy. */
 export interface ConnectionSettings {
   timeouts?: UpstreamTimeouts;
   ca?: string;
+  proxy?: string;
 }
 
 /**
@@ -121,6 +124,7 @@ export function sendUpstream(
         if (limits.idleMs !== undefined) opts.bodyTimeout = limits.idleMs;
       }
       if (settings.ca !== undefined) opts.ca = settings.ca;
+      if (settings.proxy) opts.proxy = settings.proxy;
     }
     dispatcher.dispatch(opts, handler);
   });
