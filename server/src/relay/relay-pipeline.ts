@@ -98,6 +98,8 @@ export interface RelayOutcome {
   usage: Usage | null;
   /** Text the model produced, for local counting when the upstream gave no usage. */
   completionText: () => string;
+  /** The count of `completionText` times this estimates the whole output (a long text is sampled). */
+  completionTextRatio?: () => number;
   firstByteMs: number;
   clientAborted: boolean;
   upstreamFailedMidway: boolean;
@@ -215,6 +217,8 @@ export interface ReplyStream {
   readonly wantsFallbackUsage: boolean;
   readonly usage: Usage | null;
   completionText(): string;
+  /** A long text is kept as a sample: its count times this estimates the whole (1 when absent). */
+  completionTextRatio?(): number;
 }
 
 /**
@@ -315,7 +319,9 @@ export async function relayEventStream(
       fallback = {
         ...emptyUsage(),
         inputTokens: await ctx.promptTokens(),
-        outputTokens: countText(tok, stream.completionText()),
+        outputTokens: Math.round(
+          countText(tok, stream.completionText()) * (stream.completionTextRatio?.() ?? 1),
+        ),
         estimated: true,
       };
     }
@@ -333,6 +339,7 @@ export async function relayEventStream(
   return {
     usage: stream.usage,
     completionText: () => stream.completionText(),
+    completionTextRatio: () => stream.completionTextRatio?.() ?? 1,
     firstByteMs,
     clientAborted: client.gone,
     upstreamFailedMidway: failedMidway,
@@ -697,7 +704,9 @@ async function charge(s: Services, x: SettleInput): Promise<unknown> {
     usage = {
       ...emptyUsage(),
       inputTokens: await x.promptTokens(),
-      outputTokens: call.estimateOutput ? countText(tok, outcome.completionText()) : 0,
+      outputTokens: call.estimateOutput
+        ? Math.round(countText(tok, outcome.completionText()) * (outcome.completionTextRatio?.() ?? 1))
+        : 0,
       // Speech is priced on input characters, which were counted exactly.
       estimated: call.estimateOutput,
     };

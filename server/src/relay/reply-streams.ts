@@ -39,6 +39,7 @@ interface PassthroughMeter {
   end(): Buffer;
   readonly usage: Usage | null;
   completionText(): string;
+  completionTextRatio(): number;
 }
 
 /** A stream whose client and channel speak the same dialect: bytes through, usage read on the way. */
@@ -68,6 +69,10 @@ class MeteredPassthrough implements ReplyStream {
 
   completionText(): string {
     return this.meter.completionText();
+  }
+
+  completionTextRatio(): number {
+    return this.meter.completionTextRatio();
   }
 }
 
@@ -154,6 +159,10 @@ export class GeminiArrayFraming implements ReplyStream {
     return this.inner.completionText();
   }
 
+  completionTextRatio(): number {
+    return this.inner.completionTextRatio?.() ?? 1;
+  }
+
   write(chunk: Buffer): Buffer {
     return this.frame(this.reader.push(joined(this.inner.write(chunk))));
   }
@@ -228,6 +237,10 @@ class ReframedStream implements ReplyStream {
 
   completionText(): string {
     return this.inner.completionText();
+  }
+
+  completionTextRatio(): number {
+    return this.inner.completionTextRatio?.() ?? 1;
   }
 }
 

@@ -134,9 +134,10 @@ export function sendUpstream(
  * The reply with its body decoded when the upstream compressed it (gzip, deflate, br) although
  * the gateway asked for none: the content-encoding and content-length headers go, since they
  * describe the compressed bytes. An identity reply is returned as it is, with nothing added per chunk.
- * Throws `UndecodableReply` for an encoding the gateway cannot read.
+ * Throws `UndecodableReply` for an encoding the gateway cannot read. A decoded body read whole
+ * fails past `wholeLimit` bytes (reply-decoding.ts).
  */
-export function decodedReply(reply: UpstreamReply): UpstreamReply {
+export function decodedReply(reply: UpstreamReply, wholeLimit?: number): UpstreamReply {
   const header = reply.headers['content-encoding'];
   if (header === undefined) return reply;
   const codings = parseCodings(String(header));
@@ -144,7 +145,7 @@ export function decodedReply(reply: UpstreamReply): UpstreamReply {
   const headers = { ...reply.headers };
   delete headers['content-encoding'];
   delete headers['content-length'];
-  return { statusCode: reply.statusCode, headers, body: new DecodedBody(reply.body, codings) };
+  return { statusCode: reply.statusCode, headers, body: new DecodedBody(reply.body, codings, wholeLimit) };
 }
 
 /** An encoding no decoder exists for: the upstream's fault, answered as an upstream error. */
