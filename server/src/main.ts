@@ -55,6 +55,7 @@ import { resolveNodeId } from './node-id.js';
 import { OidcClient } from './oauth/oidc-client.js';
 import { OptionStore } from './options/option-store.js';
 import { AddressPolicy } from './outbound/address-policy.js';
+import { ImageFetcher } from './outbound/image-fetch.js';
 import { OutboundAgent } from './outbound/outbound-agent.js';
 import { TokenCounter } from './providers/token-counter.js';
 import { VertexTokenCache } from './providers/vertex/access-token.js';
@@ -280,6 +281,7 @@ export async function composeServices(
       bucket,
       access: new ChannelAccessCache((channel) => channelAccess(services, channel)),
       upstream,
+      images: new ImageFetcher(upstream),
       forward,
       turnEnd,
       pending: new InFlight(),

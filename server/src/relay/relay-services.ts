@@ -1,5 +1,6 @@
 import type { Ledger } from '../billing/ledger.js';
 import type { TokenBucket } from '../cache/token-bucket.js';
+import type { ImageFetcher } from '../outbound/image-fetch.js';
 import type { OutboundAgent } from '../outbound/outbound-agent.js';
 import type { TokenCounter } from '../providers/token-counter.js';
 import type { VertexTokenCache } from '../providers/vertex/access-token.js';
@@ -30,6 +31,8 @@ export interface RelayServices {
    * through a channel's proxy: model lists, balances, uploads, proxied calls.
    */
   upstream: OutboundAgent;
+  /** Image URLs fetched for upstreams that need the bytes inline (Gemini). */
+  images: ImageFetcher;
   /** The relay's own keep-alive client for the calls it forwards; hands anything else to `upstream`. */
   forward: UpstreamDispatcher;
   /** Writes (upstream requests, replies) and settlements held until the end of the turn of the event loop. */
