@@ -149,9 +149,7 @@ describe('fetching image URLs', () => {
     });
     expect(parts[2]).toEqual(body.messages[1]?.content[2]);
     // The client's body is not changed.
-    expect((body.messages[1]?.content as { image_url?: { url: string } }[])[1]?.image_url?.url).toBe(
-      `${origin}/cat.png`,
-    );
+    expect(JSON.stringify(body)).toContain(`"url":"${origin}/cat.png"`);
     const plain = { messages: [{ role: 'user', content: 'hi' }] };
     expect(await inlineImageUrls(plain, () => Promise.reject(new Error('not called')))).toBe(plain);
   });
