@@ -141,5 +141,11 @@ describe('OutboundAgent through real proxies', () => {
         proxy: 'ftp://x:y@h:21',
       } as never),
     ).rejects.toThrow(`The channel's proxy "ftp://x:***@h:21" uses ftp:; use http://, https:// or socks5://`);
+    // The same through the route a model list or balance query takes.
+    await expect(
+      agent
+        .for({ proxy: 'ftp://x:y@h:21' })
+        .request({ origin: 'http://127.0.0.1:1', path: '/', method: 'GET' }),
+    ).rejects.toThrow(`The channel's proxy "ftp://x:***@h:21" uses ftp:`);
   });
 });

@@ -55,7 +55,12 @@ export class OutboundAgent extends Dispatcher {
     const key = `${proxy}\n${ca ?? ''}`;
     let d = this.routes.get(key);
     if (!d) {
-      d = proxy ? this.proxied(proxy, ca) : new Agent({ ...this.options.agent, connect: this.checked(ca) });
+      try {
+        d = proxy ? this.proxied(proxy, ca) : new Agent({ ...this.options.agent, connect: this.checked(ca) });
+      } catch (err) {
+        // A proxy that cannot be used fails each call with the reason, like a refused connection.
+        d = new FailingDispatcher(err as Error);
+      }
       this.routes.set(key, d);
     }
     return d;
@@ -64,12 +69,13 @@ export class OutboundAgent extends Dispatcher {
   /** Reads the call's `proxy` and `ca` (relay/upstream-dispatch.ts puts a channel's there). */
   override dispatch(opts: DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
     const { ca, proxy, ...rest } = opts;
-    let target: Dispatcher;
-    try {
-      target = this.for({ ca, proxy });
-      if (proxy) this.checkTargetThroughProxy(String(rest.origin ?? ''));
-    } catch (err) {
-      return failDispatch(handler, err as Error);
+    const target = this.for({ ca, proxy });
+    if (proxy) {
+      try {
+        this.checkTargetThroughProxy(String(rest.origin ?? ''));
+      } catch (err) {
+        return failDispatch(handler, err as Error);
+      }
     }
     return target.dispatch(rest, handler);
   }
@@ -204,6 +210,18 @@ export class OutboundAgent extends Dispatcher {
       });
     };
   }
+}
+
+/** Fails every call with the reason its route cannot be used. */
+class FailingDispatcher extends Dispatcher {
+  constructor(private readonly reason: Error) {
+    super();
+  }
+  override dispatch(_opts: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
+    return failDispatch(handler, this.reason);
+  }
+  override async close(): Promise<void> {}
+  override async destroy(): Promise<void> {}
 }
 
 /** A proxy URL with its password hidden, for messages. */

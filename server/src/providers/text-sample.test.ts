@@ -21,6 +21,14 @@ describe('CompletionTextSample', () => {
     expect(s.ratio()).toBe(500);
   });
 
+  it('bounds pieces pushed one by one, as the stream translators push them', () => {
+    const s = new CompletionTextSample(8);
+    for (let i = 0; i < 100; i++) s.push('ab', 'cd');
+    expect(s.pieces.length).toBe(4);
+    expect(s.text()).toBe('abcdabcd');
+    expect(s.text().length * s.ratio()).toBe(400);
+  });
+
   it('lets a meter estimate a long stream without usage from its sample', () => {
     const meter = new OpenAiStreamMeter({ maxRetainedBytes: 1024 });
     const event = `data: ${JSON.stringify({ choices: [{ delta: { content: 'x'.repeat(1000) } }] })}\n\n`;

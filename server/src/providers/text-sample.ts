@@ -30,6 +30,13 @@ export class CompletionTextSample {
     this.settled = w;
   }
 
+  /** Appends pieces as an array would, keeping the sample within its bound as they come. */
+  push(...items: string[]): number {
+    this.pieces.push(...items);
+    this.settle();
+    return this.pieces.length;
+  }
+
   text(): string {
     this.settle();
     return this.pieces.join('');

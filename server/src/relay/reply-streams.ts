@@ -131,6 +131,10 @@ class TranslatedStream implements ReplyStream {
   completionText(): string {
     return this.first.completionText();
   }
+
+  completionTextRatio(): number {
+    return this.first.completionTextRatio?.() ?? 1;
+  }
 }
 
 export function translatedStream(first: StreamTranslator, second?: StreamTranslator): ReplyStream {
