@@ -54,6 +54,8 @@ export default defineConfig({
     env: {
       PORT: String(PORT),
       DATA_DIR: process.env.SWITCHYARD_E2E_DATA_DIR,
+      // The end-to-end tests' fake upstreams listen on loopback.
+      OUTBOUND_ALLOWED_NETWORKS: '127.0.0.0/8,::1',
       INITIAL_ROOT_PASSWORD: ROOT.password,
       LOG_LEVEL: 'warn',
       // Every test signs in; the per-IP sign-in limit (20 per 20 min) would otherwise trip mid-run.

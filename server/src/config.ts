@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { AddressPolicy } from './outbound/address-policy.js';
 
 // The only reader of process.env. Everything else receives a Config.
 
@@ -73,6 +74,19 @@ const envSchema = z.object({
   GITHUB_OAUTH_URL: z.url().default('https://github.com'),
   GITHUB_API_URL: z.url().default('https://api.github.com'),
   LARK_API_URL: z.url().default('https://open.feishu.cn'),
+  // Private, loopback and unspecified networks the gateway may connect to (a local Ollama, an
+  // upstream on the LAN); link-local and cloud metadata addresses stay refused whatever it says.
+  OUTBOUND_ALLOWED_NETWORKS: z
+    .string()
+    .trim()
+    .default('')
+    .superRefine((v, ctx) => {
+      try {
+        AddressPolicy.parseList(v);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+      }
+    }),
 });
 
 export interface Config {
@@ -113,6 +127,8 @@ export interface Config {
   larkApiUrl: string;
   /** Console language for visitors who have not chosen one (site status `language`). */
   language: 'zh_CN' | 'zh_HK' | 'en_US' | 'ja_JP';
+  /** Private and loopback networks (CIDRs) outbound connections may reach; see outbound/address-policy.ts. */
+  outboundAllowedNetworks: string[];
 }
 
 export class ConfigError extends Error {
@@ -165,6 +181,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     githubApiUrl: e.GITHUB_API_URL.replace(/\/+$/, ''),
     larkApiUrl: e.LARK_API_URL.replace(/\/+$/, ''),
     language: e.LANGUAGE,
+    outboundAllowedNetworks: AddressPolicy.parseList(e.OUTBOUND_ALLOWED_NETWORKS),
   };
 }
 

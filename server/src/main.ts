@@ -1,6 +1,6 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Agent } from 'undici';
+import { setGlobalDispatcher } from 'undici';
 import { buildApp } from './app.js';
 import { DbCodeStore } from './auth/db-code-store.js';
 import { FallbackSessionStore } from './auth/fallback-session-store.js';
@@ -54,6 +54,9 @@ import { type Mailer, SmtpMailer } from './mail/mailer.js';
 import { resolveNodeId } from './node-id.js';
 import { OidcClient } from './oauth/oidc-client.js';
 import { OptionStore } from './options/option-store.js';
+import { AddressPolicy } from './outbound/address-policy.js';
+import { ImageFetcher } from './outbound/image-fetch.js';
+import { OutboundAgent } from './outbound/outbound-agent.js';
 import { TokenCounter } from './providers/token-counter.js';
 import { VertexTokenCache } from './providers/vertex/access-token.js';
 import { ZhipuTokenCache } from './providers/zhipu/token.js';
@@ -265,13 +268,16 @@ export async function composeServices(
     closers.push(() => ledger.close());
     // No cap on connections per upstream: a cap queues streams behind each other (1000 slow streams
     // need 1000 sockets); idle sockets are closed after the keep-alive time.
-    const upstream = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000 });
+    const policy = new AddressPolicy(config.outboundAllowedNetworks);
+    const upstream = new OutboundAgent(policy, {
+      agent: { keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000 },
+    });
     closers.push(() => upstream.close());
     const turnEnd = new TurnEnd(
       (err) => warn(`a write or settlement held for the end of a turn failed: ${String(err)}`),
       () => ledger.flushJournal(),
     );
-    const forward = new Http1Upstream({ fallback: upstream, turnEnd });
+    const forward = new Http1Upstream({ fallback: upstream, turnEnd, policy });
     closers.push(() => forward.close());
     const relay = {
       tables,
@@ -283,6 +289,7 @@ export async function composeServices(
       bucket,
       access: new ChannelAccessCache((channel) => channelAccess(services, channel)),
       upstream,
+      images: new ImageFetcher(upstream),
       forward,
       turnEnd,
       pending: new InFlight(),
@@ -349,6 +356,9 @@ async function main(): Promise<void> {
     warnings.push(m);
   };
   const { services, seed } = await composeServices(config, { onWarning: (m) => warn(m) });
+  // The calls made with fetch or undici's request() (sign-in providers, Turnstile, Vertex AI token
+  // exchanges) go through the same outbound policy as the relay's.
+  setGlobalDispatcher(services.relay.upstream);
   const app = await buildApp(services);
   for (const w of warnings) app.log.warn(w);
   warn = (m) => app.log.warn(m);

@@ -71,6 +71,8 @@ export class GatewayProcess {
       API_RATE_LIMIT: '0',
       CRITICAL_RATE_LIMIT: '0',
       SHUTDOWN_GRACE_MS: '30000',
+      // The bench's upstreams listen on loopback.
+      OUTBOUND_ALLOWED_NETWORKS: '127.0.0.0/8,::1',
       ...(c.redisUrl ? { REDIS_URL: c.redisUrl } : {}),
     };
     const profile = c.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${c.cpuProfileDir}`] : [];

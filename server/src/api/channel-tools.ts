@@ -19,6 +19,7 @@ import { BalanceUnsupportedError, balanceSupported, fetchBalance } from '../prov
 import { fetchModelList } from '../providers/openai/models-list.js';
 import { ChannelConfigError, customPathsFromPlugin, parseModelHeaders } from '../providers/openai/request.js';
 import { UpstreamCallError } from '../providers/openai/upstream-json.js';
+import { connectionSettings } from '../relay/channel-transports.js';
 import type { Services } from '../services.js';
 import { audit } from './audit.js';
 import { presentChannel } from './channel-presenter.js';
@@ -456,6 +457,7 @@ export const providerModelsBody = z.object({
   other: channelFields.other.optional(),
   model_headers: modelHeaders.optional(),
   plugin: channelPlugin.optional(),
+  proxy: channelFields.proxy.optional(),
 });
 
 const firstLine = (text: string) =>
@@ -495,7 +497,9 @@ export async function providerModels({
     await audit(s, caller, ip, 'channel.key.send', { type: 'channel', id: stored.id }, { base_url: baseUrl });
   }
   try {
-    return await fetchModelList(s.relay.upstream, {
+    // The channel's proxy and private CA, as its calls use them (the form's values before the stored ones).
+    const route = connectionSettings(plugin, body.proxy ?? stored?.proxy ?? '');
+    return await fetchModelList(s.relay.upstream.for(route), {
       type,
       baseUrl,
       key: formKey || storedKey,
@@ -535,7 +539,7 @@ export interface BalanceUpdate {
 async function refreshBalance(s: Services, row: ChannelRow): Promise<BalanceUpdate> {
   const now = s.clock.nowSeconds();
   const { amount, currency } = await fetchBalance(
-    s.relay.upstream,
+    s.relay.upstream.for(connectionSettings(safeJson(row.plugin), row.proxy)),
     { type: row.type, baseUrl: row.base_url, key: firstLine(s.secretBox.decrypt(row.key_sealed)) },
     now,
   );

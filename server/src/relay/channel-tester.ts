@@ -86,7 +86,7 @@ export async function testChannel(
     paths: customPathsFromPlugin(plugin),
     plugin,
   };
-  const connection = connectionSettings(plugin);
+  const connection = connectionSettings(plugin, channel.proxy);
   // The same transport the relay would use: a chat test goes out in the channel's own dialect.
   const entry = transportFor(channel.type);
   const isChat = req.endpoint === 'chat/completions';
@@ -165,6 +165,7 @@ export async function testChannel(
       timeouts: { firstByteMs: TEST_TIMEOUT_MS, idleMs: TEST_TIMEOUT_MS, ...connection?.timeouts },
     };
     if (connection?.ca !== undefined) settings.ca = connection.ca;
+    if (connection?.proxy) settings.proxy = connection.proxy;
     try {
       const res = decodedReply(await sendUpstream(s.relay.forward, upstream, undefined, settings));
       status = res.statusCode;

@@ -65,11 +65,12 @@ export interface ChannelAccess extends OpenAiChannel {
 /**
  * A channel's `plugin.upstream` settings: `connect_timeout`, `first_byte_timeout` and
  * `idle_timeout` in seconds, `ca` a PEM certificate. Undefined when it sets none; values the
- * channel API would refuse are left out.
+ * channel API would refuse are left out. `proxy` is the channel's own column.
  */
-export function connectionSettings(plugin: unknown): ConnectionSettings | undefined {
+export function connectionSettings(plugin: unknown, proxy = ''): ConnectionSettings | undefined {
   const upstream = (plugin as { upstream?: unknown } | null)?.upstream;
-  if (typeof upstream !== 'object' || upstream === null) return undefined;
+  if (typeof upstream !== 'object' || upstream === null)
+    return proxy.trim() ? { proxy: proxy.trim() } : undefined;
   const u = upstream as Record<string, unknown>;
   const ms = (v: unknown) => (typeof v === 'number' && v > 0 && Number.isFinite(v) ? v * 1000 : undefined);
   const timeouts: UpstreamTimeouts = {};
@@ -82,7 +83,8 @@ export function connectionSettings(plugin: unknown): ConnectionSettings | undefi
   const out: ConnectionSettings = {};
   if (connect !== undefined || firstByte !== undefined || idle !== undefined) out.timeouts = timeouts;
   if (typeof u.ca === 'string' && u.ca.trim() !== '') out.ca = u.ca;
-  return out.timeouts || out.ca ? out : undefined;
+  if (proxy.trim()) out.proxy = proxy.trim();
+  return out.timeouts || out.ca || out.proxy ? out : undefined;
 }
 
 /** An OpenAI-shaped request for a channel (the plugin travels with the channel). */
@@ -468,7 +470,7 @@ export function channelAccess(s: Services, c: RoutableChannel): ChannelAccess {
     paths: customPathsFromPlugin(plugin),
     plugin,
   };
-  const connection = connectionSettings(plugin);
+  const connection = connectionSettings(plugin, c.proxy);
   if (connection) access.connection = connection;
   access.addresses = new UpstreamAddresses(access);
   return access;

@@ -1,6 +1,7 @@
 import { providerById } from '@switchyard/domain';
 import type { FastifyRequest } from 'fastify';
 import { type BearerKey, bearerKeyFromHeaders, parseBearerKey } from '../auth/api-keys.js';
+import { ImageFetchError, inlineImageUrls } from '../outbound/image-fetch.js';
 import {
   ChannelConfigError,
   channelSupportsIncludeUsage,
@@ -320,6 +321,22 @@ export function translateChatRequest(
   return body;
 }
 
+/** `pivot` with its image URLs fetched into data URLs, through the image proxy or worker the options name. */
+async function inlineImages(s: Services, pivot: Json): Promise<Json> {
+  const o = s.options.current;
+  const settings = {
+    proxy: o.ChatImageRequestProxy,
+    workerUrl: o.CFWorkerImageUrl,
+    workerKey: o.CFWorkerImageKey,
+  };
+  try {
+    return await inlineImageUrls(pivot, (url) => s.relay.images.fetch(url, settings));
+  } catch (err) {
+    if (err instanceof ImageFetchError) throw relayErrors.badRequest(err.message);
+    throw err;
+  }
+}
+
 /** The transport's error reader; a refused credential also drops what the transport cached for it. */
 function readErrors(s: Services, transport: ChatTransport, channel: ChannelAccess): Exchange['parseError'] {
   return (status, raw, contentType, headers) => {
@@ -362,7 +379,9 @@ async function prepare(
       };
     }
     const passthrough = inb.dialect === target;
-    const body = passthrough ? inb.value : translateChatRequest(s, target, inb.pivot, model, channel);
+    // Gemini reads images from inline bytes: the gateway fetches the image URLs (outbound/image-fetch.ts).
+    const pivot = !passthrough && target === 'gemini' ? await inlineImages(s, inb.pivot) : inb.pivot;
+    const body = passthrough ? inb.value : translateChatRequest(s, target, pivot, model, channel);
     const request = await transport.build(
       {
         channel,

@@ -4,6 +4,7 @@ import { performance } from 'node:perf_hooks';
 import tls from 'node:tls';
 import type { Dispatcher } from 'undici';
 import { HTTP_TOKEN } from '../http/header-syntax.js';
+import type { AddressPolicy } from '../outbound/address-policy.js';
 import { Http1ReplyParser, type ReplyEvents } from './http1-reply-parser.js';
 import type { TurnEnd } from './turn-end.js';
 import type { UpstreamDispatcher, UpstreamRequestOptions, UpstreamTimeouts } from './upstream-dispatch.js';
@@ -33,6 +34,8 @@ export interface Http1UpstreamOptions {
   turnEnd: TurnEnd;
   /** For https upstreams behind a private CA; by default Node's CA store is trusted, and certificates are checked. */
   tls?: Pick<tls.ConnectionOptions, 'ca'>;
+  /** The outbound address policy (outbound/address-policy.ts): judges every connection's address. */
+  policy?: Pick<AddressPolicy, 'lookup' | 'refusalBeforeLookup'>;
 }
 
 type CallLimits = Required<
@@ -91,13 +94,14 @@ export class Http1Upstream implements UpstreamDispatcher {
   dispatch(opts: UpstreamRequestOptions, handler: Dispatcher.DispatchHandler): boolean {
     const body = opts.body ?? null;
     const pool = this.poolFor(opts.origin, opts.ca);
-    if (!pool || (body !== null && typeof body !== 'string' && !Buffer.isBuffer(body))) {
+    if (!pool || opts.proxy || (body !== null && typeof body !== 'string' && !Buffer.isBuffer(body))) {
       return this.options.fallback.dispatch(opts, handler);
     }
     const control = new RequestControl(this.limitsFor(opts.timeouts));
     let bytes: Buffer | [Buffer, Buffer];
     try {
       if (this.closing) throw new UpstreamSocketError('the upstream client is closed', 'UND_ERR_CLOSED');
+      if (pool.refused) throw pool.refused;
       bytes = requestBytes(opts, pool.host, body);
     } catch (err) {
       handler.onResponseError?.(control, err as Error);
@@ -183,6 +187,7 @@ export class Http1Upstream implements UpstreamDispatcher {
       pool = OriginPool.of(
         origin,
         ca === undefined ? this.options.tls : { ca: [...tls.rootCertificates, ca] },
+        this.options.policy,
       );
       pools.set(origin, pool);
     }
@@ -203,9 +208,13 @@ class OriginPool {
   /** Made once: a CA list given per connection would be parsed again for each. */
   private secureContext: tls.SecureContext | undefined;
 
+  /** The outbound policy refuses this origin whatever it resolves to (an IP literal, a metadata name). */
+  refused: Error | null = null;
+
   private constructor(
     readonly tls: boolean,
     private readonly tlsOptions: Http1UpstreamOptions['tls'],
+    private readonly policy: Http1UpstreamOptions['policy'],
     readonly hostname: string,
     readonly port: number,
     /** The Host header: the origin's host, with its port unless it is the scheme's default. */
@@ -213,7 +222,11 @@ class OriginPool {
   ) {}
 
   /** Null for an origin this client does not speak to (it goes to the fallback). */
-  static of(origin: string, tlsOptions: Http1UpstreamOptions['tls']): OriginPool | null {
+  static of(
+    origin: string,
+    tlsOptions: Http1UpstreamOptions['tls'],
+    policy: Http1UpstreamOptions['policy'],
+  ): OriginPool | null {
     let url: URL;
     try {
       url = new URL(origin);
@@ -224,7 +237,16 @@ class OriginPool {
     if (url.username || url.password) return null;
     const secure = url.protocol === 'https:';
     const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
-    return new OriginPool(secure, tlsOptions, hostname, Number(url.port) || (secure ? 443 : 80), url.host);
+    const pool = new OriginPool(
+      secure,
+      tlsOptions,
+      policy,
+      hostname,
+      Number(url.port) || (secure ? 443 : 80),
+      url.host,
+    );
+    pool.refused = policy?.refusalBeforeLookup(hostname) ?? null;
+    return pool;
   }
 
   connect(): net.Socket {
@@ -234,6 +256,8 @@ class OriginPool {
       noDelay: true,
       keepAlive: true,
       keepAliveInitialDelay: 60_000,
+      // Node calls it for host names only; IP literals were judged when the pool was made.
+      ...(this.policy ? { lookup: this.policy.lookup } : {}),
     };
     if (!this.tls) return net.connect(options);
     if (this.tlsOptions?.ca !== undefined) this.secureContext ??= tls.createSecureContext(this.tlsOptions);

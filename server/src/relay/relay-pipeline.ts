@@ -98,6 +98,8 @@ export interface RelayOutcome {
   usage: Usage | null;
   /** Text the model produced, for local counting when the upstream gave no usage. */
   completionText: () => string;
+  /** The count of `completionText` times this estimates the whole output (a long text is sampled). */
+  completionTextRatio?: () => number;
   firstByteMs: number;
   clientAborted: boolean;
   upstreamFailedMidway: boolean;
@@ -215,6 +217,8 @@ export interface ReplyStream {
   readonly wantsFallbackUsage: boolean;
   readonly usage: Usage | null;
   completionText(): string;
+  /** A long text is kept as a sample: its count times this estimates the whole (1 when absent). */
+  completionTextRatio?(): number;
 }
 
 /**
@@ -315,7 +319,9 @@ export async function relayEventStream(
       fallback = {
         ...emptyUsage(),
         inputTokens: await ctx.promptTokens(),
-        outputTokens: countText(tok, stream.completionText()),
+        outputTokens: Math.round(
+          countText(tok, stream.completionText()) * (stream.completionTextRatio?.() ?? 1),
+        ),
         estimated: true,
       };
     }
@@ -335,6 +341,7 @@ export async function relayEventStream(
   return {
     usage: stream.usage,
     completionText: () => stream.completionText(),
+    completionTextRatio: () => stream.completionTextRatio?.() ?? 1,
     firstByteMs,
     clientAborted: client.gone,
     upstreamFailedMidway: failedMidway,
@@ -717,7 +724,10 @@ function estimatedUsage(s: Services, x: SettleInput): Usage | Promise<Usage> {
   const estimate = (tok: Tokenizer, inputTokens: number): Usage => ({
     ...emptyUsage(),
     inputTokens,
-    outputTokens: x.call.estimateOutput ? countText(tok, x.outcome.completionText()) : 0,
+    // The text kept may be a sample of a long reply: its count is scaled to the whole.
+    outputTokens: x.call.estimateOutput
+      ? Math.round(countText(tok, x.outcome.completionText()) * (x.outcome.completionTextRatio?.() ?? 1))
+      : 0,
     // Speech is priced on input characters, which were counted exactly.
     estimated: x.call.estimateOutput,
   });

@@ -1,6 +1,7 @@
-import type { Dispatcher } from 'undici';
 import type { Ledger } from '../billing/ledger.js';
 import type { TokenBucket } from '../cache/token-bucket.js';
+import type { ImageFetcher } from '../outbound/image-fetch.js';
+import type { OutboundAgent } from '../outbound/outbound-agent.js';
 import type { TokenCounter } from '../providers/token-counter.js';
 import type { VertexTokenCache } from '../providers/vertex/access-token.js';
 import type { ZhipuTokenCache } from '../providers/zhipu/token.js';
@@ -25,8 +26,13 @@ export interface RelayServices {
   bucket: TokenBucket;
   /** Channels' decrypted keys and parsed settings, per routing-table entry. */
   access: ChannelAccessCache;
-  /** Keep-alive connection pools to the upstreams, one per origin (undici): model lists, balances, tests. */
-  upstream: Dispatcher;
+  /**
+   * Keep-alive connection pools to the upstreams (undici) under the outbound policy, direct or
+   * through a channel's proxy: model lists, balances, uploads, proxied calls.
+   */
+  upstream: OutboundAgent;
+  /** Image URLs fetched for upstreams that need the bytes inline (Gemini). */
+  images: ImageFetcher;
   /** The relay's own keep-alive client for the calls it forwards; hands anything else to `upstream`. */
   forward: UpstreamDispatcher;
   /** Writes (upstream requests, replies) and settlements held until the end of the turn of the event loop. */

@@ -1,6 +1,6 @@
 import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { BadlyEncodedReply, DecodedBody } from './reply-decoding.js';
+import { BadlyEncodedReply, DecodedBody, DecodedReplyTooLarge } from './reply-decoding.js';
 import {
   type BodySink,
   decodedReply,
@@ -136,5 +136,18 @@ describe('decoding a compressed upstream body', () => {
     });
     await reading;
     expect([inner.pauses, inner.resumes, inner.cancelled]).toEqual([1, 1, true]);
+  });
+
+  it('stops decoding a body read whole past its limit and stops reading the upstream', async () => {
+    // 16 MiB of zeros in a few KiB of gzip, against a 1 MiB limit.
+    const inner = new ChunkedBody(pieces(zlib.gzipSync(Buffer.alloc(16 * 1024 * 1024)), 1024));
+    const body = new DecodedBody(inner, ['gzip'], 1024 * 1024);
+    const err = await body.whole().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(DecodedReplyTooLarge);
+    expect(err).toMatchObject({ code: 'UPSTREAM_BAD_ENCODING' });
+    expect(inner.cancelled).toBe(true);
+    // Under the limit, the same body decodes whole.
+    const fits = new DecodedBody(new ChunkedBody([zlib.gzipSync(text)]), ['gzip'], text.length);
+    expect((await fits.whole()).equals(text)).toBe(true);
   });
 });

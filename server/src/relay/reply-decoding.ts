@@ -15,6 +15,21 @@ export class BadlyEncodedReply extends Error {
   }
 }
 
+/** A reply read whole (JSON) may not decode to more than this: a small gzip bomb would fill the memory. */
+export const DECODED_WHOLE_LIMIT = 64 * 1024 * 1024;
+
+/** A compressed reply read whole decoded past the limit: refused as an upstream fault, the rest not read. */
+export class DecodedReplyTooLarge extends Error {
+  // Answered like any undecodable reply (transport-failure.ts): a 502, the channel not blamed for a timeout.
+  readonly code = 'UPSTREAM_BAD_ENCODING';
+  constructor(limit: number) {
+    super(
+      `The upstream's compressed reply decodes to more than ${limit} bytes, the limit for a reply read whole`,
+    );
+    this.name = 'DecodedReplyTooLarge';
+  }
+}
+
 type Decoder = zlib.Gunzip | zlib.Inflate | zlib.InflateRaw | zlib.BrotliDecompress;
 
 function decoderFor(coding: ContentDecoding, first: Buffer | undefined): Decoder {
@@ -37,13 +52,23 @@ export class DecodedBody implements UpstreamBody {
   constructor(
     private readonly inner: UpstreamBody,
     private readonly codings: ContentDecoding[],
+    private readonly limit = DECODED_WHOLE_LIMIT,
   ) {}
 
-  async whole(max = Number.POSITIVE_INFINITY): Promise<Buffer> {
+  /** With `max`, the rest is decoded and dropped (error bodies); without, past `limit` it fails. */
+  async whole(max?: number): Promise<Buffer> {
     const chunks: Buffer[] = [];
     let size = 0;
+    const limit = this.limit;
     await this.each({
       data(chunk) {
+        if (max === undefined) {
+          size += chunk.length;
+          // Thrown from the sink: `each` cancels the upstream and rejects with it.
+          if (size > limit) throw new DecodedReplyTooLarge(limit);
+          chunks.push(chunk);
+          return;
+        }
         if (size < max) chunks.push(size + chunk.length > max ? chunk.subarray(0, max - size) : chunk);
         size += chunk.length;
       },

@@ -39,6 +39,7 @@ interface PassthroughMeter {
   end(): Buffer;
   readonly usage: Usage | null;
   completionText(): string;
+  completionTextRatio(): number;
 }
 
 /** A stream whose client and channel speak the same dialect: bytes through, usage read on the way. */
@@ -68,6 +69,10 @@ class MeteredPassthrough implements ReplyStream {
 
   completionText(): string {
     return this.meter.completionText();
+  }
+
+  completionTextRatio(): number {
+    return this.meter.completionTextRatio();
   }
 }
 
@@ -126,6 +131,10 @@ class TranslatedStream implements ReplyStream {
   completionText(): string {
     return this.first.completionText();
   }
+
+  completionTextRatio(): number {
+    return this.first.completionTextRatio?.() ?? 1;
+  }
 }
 
 export function translatedStream(first: StreamTranslator, second?: StreamTranslator): ReplyStream {
@@ -152,6 +161,10 @@ export class GeminiArrayFraming implements ReplyStream {
 
   completionText(): string {
     return this.inner.completionText();
+  }
+
+  completionTextRatio(): number {
+    return this.inner.completionTextRatio?.() ?? 1;
   }
 
   write(chunk: Buffer): Buffer {
@@ -228,6 +241,10 @@ class ReframedStream implements ReplyStream {
 
   completionText(): string {
     return this.inner.completionText();
+  }
+
+  completionTextRatio(): number {
+    return this.inner.completionTextRatio?.() ?? 1;
   }
 }
 

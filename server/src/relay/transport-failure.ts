@@ -81,6 +81,21 @@ export function describeTransportFailure(err: unknown): TransportFailure {
         detail,
         timedOut: true,
       };
+    case 'ERR_OUTBOUND_REFUSED':
+      // The address stays in the detail (log, channel test): the client learns only the rule.
+      return {
+        code: 'upstream_address_refused',
+        message: "The upstream's address is refused by the gateway's outbound policy",
+        detail,
+        timedOut: false,
+      };
+    case 'ERR_OUTBOUND_PROXY':
+      return {
+        code: 'upstream_proxy_invalid',
+        message: "The channel's proxy setting cannot be used",
+        detail,
+        timedOut: false,
+      };
     case 'UPSTREAM_BAD_ENCODING':
     case 'UPSTREAM_UNKNOWN_ENCODING':
       return { code: 'upstream_bad_encoding', message: detail, detail, timedOut: false };

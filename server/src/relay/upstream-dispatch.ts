@@ -17,6 +17,8 @@ export interface UpstreamRequestOptions {
   timeouts?: UpstreamTimeouts;
   /** A PEM CA certificate trusted for this call besides Node's bundled roots (a channel behind a private CA). */
   ca?: string;
+  /** The channel's proxy URL: such a call goes through undici (outbound/outbound-agent.ts). */
+  proxy?: string;
 }
 
 /** How long a call waits, in ms: for the connection, for the reply's head, between two pieces of its body. */
@@ -59,10 +61,11 @@ export interface UpstreamDispatcher {
   dispatch(opts: UpstreamRequestOptions, handler: Dispatcher.DispatchHandler): boolean;
 }
 
-/** What a channel sets for its connections: its limits and the private CA it trusts. */
+/** What a channel sets for its connections: its limits, the private CA it trusts, its proxy. */
 export interface ConnectionSettings {
   timeouts?: UpstreamTimeouts;
   ca?: string;
+  proxy?: string;
 }
 
 /**
@@ -121,6 +124,7 @@ export function sendUpstream(
         if (limits.idleMs !== undefined) opts.bodyTimeout = limits.idleMs;
       }
       if (settings.ca !== undefined) opts.ca = settings.ca;
+      if (settings.proxy) opts.proxy = settings.proxy;
     }
     dispatcher.dispatch(opts, handler);
   });
@@ -130,9 +134,10 @@ export function sendUpstream(
  * The reply with its body decoded when the upstream compressed it (gzip, deflate, br) although
  * the gateway asked for none: the content-encoding and content-length headers go, since they
  * describe the compressed bytes. An identity reply is returned as it is, with nothing added per chunk.
- * Throws `UndecodableReply` for an encoding the gateway cannot read.
+ * Throws `UndecodableReply` for an encoding the gateway cannot read. A decoded body read whole
+ * fails past `wholeLimit` bytes (reply-decoding.ts).
  */
-export function decodedReply(reply: UpstreamReply): UpstreamReply {
+export function decodedReply(reply: UpstreamReply, wholeLimit?: number): UpstreamReply {
   const header = reply.headers['content-encoding'];
   if (header === undefined) return reply;
   const codings = parseCodings(String(header));
@@ -140,7 +145,7 @@ export function decodedReply(reply: UpstreamReply): UpstreamReply {
   const headers = { ...reply.headers };
   delete headers['content-encoding'];
   delete headers['content-length'];
-  return { statusCode: reply.statusCode, headers, body: new DecodedBody(reply.body, codings) };
+  return { statusCode: reply.statusCode, headers, body: new DecodedBody(reply.body, codings, wholeLimit) };
 }
 
 /** An encoding no decoder exists for: the upstream's fault, answered as an upstream error. */

@@ -304,6 +304,23 @@ describe('upstream replies and faults', () => {
       expect(JSON.parse(after.logs.at(-1)!.metadata).estimated).toBe(false);
     });
 
+    it('refuses a JSON reply that decodes past the limit (a decompression bomb) with a 502, billing nothing', async () => {
+      const model = nextModel();
+      // 80 MiB of zeros: about 80 KiB on the wire, past the 64 MiB a reply read whole may decode to.
+      const bomb = zlib.gzipSync(Buffer.alloc(80 * 1024 * 1024));
+      const up = await fake((_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+        res.end(bomb);
+      });
+      await channel(model, up.url);
+      const before = await books();
+      const err = await failureOf(ask(model));
+      expect(err.status).toBe(502);
+      expect(err.code).toBe('upstream_bad_encoding');
+      expect(err.message).toContain('decodes to more than 67108864 bytes');
+      expect(await books()).toEqual(before);
+    });
+
     it('answers an encoding it cannot decode with a 502 in the dialect, tries another channel, and bills nothing', async () => {
       const model = nextModel();
       const zstd = await fake((_req, res) => {

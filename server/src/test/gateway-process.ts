@@ -65,6 +65,8 @@ export class GatewayProcess {
         API_RATE_LIMIT: '0',
         CRITICAL_RATE_LIMIT: '0',
         WEB_DIST: path.join(dataDir, 'no-console'),
+        // The tests' fake upstreams listen on loopback.
+        OUTBOUND_ALLOWED_NETWORKS: '127.0.0.0/8,::1',
         ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
         ...options.env,
       },

@@ -39,6 +39,8 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
     API_RATE_LIMIT: '0',
     CRITICAL_RATE_LIMIT: '0',
     WEB_DIST: path.join(dataDir, 'no-console'),
+    // The tests' fake upstreams listen on loopback.
+    OUTBOUND_ALLOWED_NETWORKS: '127.0.0.0/8,::1',
     ...(testDb ? { DATABASE_URL: testDb.url } : {}),
     ...opts.env,
   });

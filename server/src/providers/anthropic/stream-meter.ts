@@ -1,5 +1,6 @@
 import type { Usage } from '../../billing/usage.js';
 import type { UpstreamErrorFields } from '../openai/errors.js';
+import { CompletionTextSample } from '../text-sample.js';
 import { asRecord, asString, isRecord, type JsonRecord, parseJson } from '../translate/json-reading.js';
 import { type SseEvent, SseReader } from '../translate/sse-framing.js';
 import { anthropicErrorFromObject } from './errors.js';
@@ -44,7 +45,7 @@ export class AnthropicStreamMeter {
   private usageFields: JsonRecord | null = null;
   private retained: Buffer[] = [];
   private retainedBytes = 0;
-  private texts: string[] = [];
+  private readonly texts = new CompletionTextSample();
 
   /** `message_stop` arrived: the upstream finished the message. */
   done = false;
@@ -67,7 +68,13 @@ export class AnthropicStreamMeter {
   /** The generated text, for counting when the stream carried no usage. */
   completionText(): string {
     this.reduceRetained();
-    return this.texts.join('');
+    return this.texts.text();
+  }
+
+  /** How much a count of `completionText()` is scaled by: only a sample of a long text is kept. */
+  completionTextRatio(): number {
+    this.reduceRetained();
+    return this.texts.ratio();
   }
 
   /** Reads a chunk; returns it as it is (the meter never changes a byte). */
@@ -136,8 +143,9 @@ export class AnthropicStreamMeter {
   }
 
   private reduceRetained(): void {
-    for (const data of this.retained) anthropicEventText(parseJson(data.toString('utf8')), this.texts);
+    for (const data of this.retained) anthropicEventText(parseJson(data.toString('utf8')), this.texts.pieces);
     this.retained = [];
     this.retainedBytes = 0;
+    this.texts.settle();
   }
 }

@@ -1,5 +1,6 @@
 import type { Usage } from '../../billing/usage.js';
 import type { UpstreamErrorFields } from '../openai/errors.js';
+import { CompletionTextSample } from '../text-sample.js';
 import { asArray, asRecord, asString, isRecord, parseJson } from '../translate/json-reading.js';
 import { type SseEvent, SseReader } from '../translate/sse-framing.js';
 import { geminiErrorFromObject } from './errors.js';
@@ -50,7 +51,7 @@ export class GeminiStreamMeter {
   private lastUsageData: Buffer | null = null;
   private retained: Buffer[] = [];
   private retainedBytes = 0;
-  private texts: string[] = [];
+  private readonly texts = new CompletionTextSample();
 
   /** A candidate reported its `finishReason`: the upstream finished the answer. */
   done = false;
@@ -70,7 +71,13 @@ export class GeminiStreamMeter {
 
   completionText(): string {
     this.reduceRetained();
-    return this.texts.join('');
+    return this.texts.text();
+  }
+
+  /** How much a count of `completionText()` is scaled by: only a sample of a long text is kept. */
+  completionTextRatio(): number {
+    this.reduceRetained();
+    return this.texts.ratio();
   }
 
   /** Reads a chunk; returns it as it is. */
@@ -104,8 +111,9 @@ export class GeminiStreamMeter {
   }
 
   private reduceRetained(): void {
-    for (const data of this.retained) geminiResponseText(parseJson(data.toString('utf8')), this.texts);
+    for (const data of this.retained) geminiResponseText(parseJson(data.toString('utf8')), this.texts.pieces);
     this.retained = [];
     this.retainedBytes = 0;
+    this.texts.settle();
   }
 }

@@ -1,3 +1,4 @@
+import { CompletionTextSample } from '../text-sample.js';
 import type { Usage } from '../usage.js';
 import { fromOpenAiUsage, isMeaningfulUsage } from '../usage.js';
 import { errorFromObject, type UpstreamErrorFields } from './errors.js';
@@ -278,7 +279,7 @@ export class OpenAiStreamMeter {
    */
   private retainedRuns = new RetainedRuns();
   private retainedBytes = 0;
-  private texts: string[] = [];
+  private readonly texts = new CompletionTextSample();
 
   /** `data: [DONE]` arrived. */
   done = false;
@@ -306,7 +307,13 @@ export class OpenAiStreamMeter {
    */
   completionText(): string {
     this.reduceRetained();
-    return this.texts.join('');
+    return this.texts.text();
+  }
+
+  /** How much a count of `completionText()` is scaled by: only a sample of a long text is kept. */
+  completionTextRatio(): number {
+    this.reduceRetained();
+    return this.texts.ratio();
   }
 
   /**
@@ -486,10 +493,11 @@ export class OpenAiStreamMeter {
 
   private reduceRetained(): void {
     this.retainedRuns.forEach((run) => {
-      eachEventData(run, (data) => chunkText(parseJson(data), this.texts));
+      eachEventData(run, (data) => chunkText(parseJson(data), this.texts.pieces));
     });
     this.retainedRuns.clear();
     this.retainedBytes = 0;
+    this.texts.settle();
   }
 }
 

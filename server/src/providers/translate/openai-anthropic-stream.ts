@@ -3,6 +3,7 @@ import { anthropicErrorBody, anthropicErrorFromObject } from '../anthropic/error
 import type { AnthropicStopReason } from '../anthropic/message-types.js';
 import { fromAnthropicUsage, mergeAnthropicUsage, toAnthropicUsage } from '../anthropic/usage.js';
 import { errorFromObject, type UpstreamErrorFields } from '../openai/errors.js';
+import { CompletionTextSample } from '../text-sample.js';
 import { fromOpenAiUsage, isMeaningfulUsage, toOpenAiChatUsage } from '../usage.js';
 import {
   asArray,
@@ -74,7 +75,7 @@ export class AnthropicToOpenAiStream implements StreamTranslator {
   private readonly tools = new Map<number, ToolBlock>();
   private usageFields: JsonRecord | null = null;
   private finishSent = false;
-  private readonly texts: string[] = [];
+  private readonly texts = new CompletionTextSample();
 
   completed = false;
   error: UpstreamErrorFields | null = null;
@@ -90,7 +91,11 @@ export class AnthropicToOpenAiStream implements StreamTranslator {
   }
 
   completionText(): string {
-    return this.texts.join('');
+    return this.texts.text();
+  }
+
+  completionTextRatio(): number {
+    return this.texts.ratio();
   }
 
   write(chunk: Buffer): Buffer {
@@ -296,7 +301,7 @@ export class OpenAiToAnthropicStream implements StreamTranslator {
   private stop: AnthropicStopReason | null = null;
   private doneSeen = false;
   private upstreamUsage: Usage | null = null;
-  private readonly texts: string[] = [];
+  private readonly texts = new CompletionTextSample();
 
   completed = false;
   error: UpstreamErrorFields | null = null;
@@ -311,7 +316,11 @@ export class OpenAiToAnthropicStream implements StreamTranslator {
   }
 
   completionText(): string {
-    return this.texts.join('');
+    return this.texts.text();
+  }
+
+  completionTextRatio(): number {
+    return this.texts.ratio();
   }
 
   write(chunk: Buffer): Buffer {

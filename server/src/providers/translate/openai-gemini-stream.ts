@@ -4,6 +4,7 @@ import type { GeminiFinishReason, GeminiPart, GeminiResponse } from '../gemini/c
 import { geminiErrorBody, geminiErrorFromObject } from '../gemini/errors.js';
 import { fromGeminiUsage, toGeminiUsageMetadata } from '../gemini/usage.js';
 import { errorFromObject, type UpstreamErrorFields } from '../openai/errors.js';
+import { CompletionTextSample } from '../text-sample.js';
 import { fromOpenAiUsage, isMeaningfulUsage, toOpenAiChatUsage } from '../usage.js';
 import {
   asArray,
@@ -59,7 +60,7 @@ export class GeminiToOpenAiStream implements StreamTranslator {
   private readonly candidates = new Map<number, CandidateState>();
   private usageMetadata: unknown = undefined;
   private closed = false;
-  private readonly texts: string[] = [];
+  private readonly texts = new CompletionTextSample();
 
   completed = false;
   error: UpstreamErrorFields | null = null;
@@ -75,7 +76,11 @@ export class GeminiToOpenAiStream implements StreamTranslator {
   }
 
   completionText(): string {
-    return this.texts.join('');
+    return this.texts.text();
+  }
+
+  completionTextRatio(): number {
+    return this.texts.ratio();
   }
 
   write(chunk: Buffer): Buffer {
@@ -230,7 +235,7 @@ export class OpenAiToGeminiStream implements StreamTranslator {
   private finish: GeminiFinishReason | null = null;
   private doneSeen = false;
   private upstreamUsage: Usage | null = null;
-  private readonly texts: string[] = [];
+  private readonly texts = new CompletionTextSample();
 
   completed = false;
   error: UpstreamErrorFields | null = null;
@@ -244,7 +249,11 @@ export class OpenAiToGeminiStream implements StreamTranslator {
   }
 
   completionText(): string {
-    return this.texts.join('');
+    return this.texts.text();
+  }
+
+  completionTextRatio(): number {
+    return this.texts.ratio();
   }
 
   write(chunk: Buffer): Buffer {

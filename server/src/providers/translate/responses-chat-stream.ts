@@ -1,5 +1,6 @@
 import { errorFromObject, type UpstreamErrorFields } from '../openai/errors.js';
 import { chunkText } from '../openai/stream-meter.js';
+import { CompletionTextSample } from '../text-sample.js';
 import { fromOpenAiUsage, isMeaningfulUsage, type Usage } from '../usage.js';
 import { asArray, asNumber, asRecord, asString, type JsonRecord, parseJson } from './json-reading.js';
 import {
@@ -55,7 +56,7 @@ export class ChatToResponsesStream implements StreamTranslator {
   private finish: unknown = null;
   private doneSeen = false;
   private upstreamUsage: Usage | null = null;
-  private readonly texts: string[] = [];
+  private readonly texts = new CompletionTextSample();
 
   completed = false;
   error: UpstreamErrorFields | null = null;
@@ -74,7 +75,11 @@ export class ChatToResponsesStream implements StreamTranslator {
   }
 
   completionText(): string {
-    return this.texts.join('');
+    return this.texts.text();
+  }
+
+  completionTextRatio(): number {
+    return this.texts.ratio();
   }
 
   write(chunk: Buffer): Buffer {
@@ -135,7 +140,8 @@ export class ChatToResponsesStream implements StreamTranslator {
     this.start(chunk, out);
     const usage = fromOpenAiUsage(chunk.usage);
     if (isMeaningfulUsage(usage)) this.upstreamUsage = usage;
-    chunkText(chunk, this.texts);
+    chunkText(chunk, this.texts.pieces);
+    this.texts.settle();
     const choice = asRecord(asArray(chunk.choices).find((c) => (asNumber(asRecord(c)?.index) ?? 0) === 0));
     if (!choice) return;
     const delta = asRecord(choice.delta) ?? {};

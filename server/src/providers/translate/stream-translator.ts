@@ -26,4 +26,6 @@ export interface StreamTranslator {
   readonly completed: boolean;
   /** The generated text, for counting when the upstream reported no usage. */
   completionText(): string;
+  /** A long text is kept as a sample: its count times this estimates the whole. */
+  completionTextRatio?(): number;
 }
