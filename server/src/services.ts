@@ -25,6 +25,7 @@ import type { UserGroupsQueries } from './db/queries/user-groups.js';
 import type { UsersQueries } from './db/queries/users.js';
 import type { StatisticsRollup } from './jobs/statistics-rollup.js';
 import type { Mailer } from './mail/mailer.js';
+import type { GatewayMetrics } from './metrics/gateway-metrics.js';
 import type { OidcClient } from './oauth/oidc-client.js';
 import type { OptionStore } from './options/option-store.js';
 import type { RelayServices } from './relay/relay-services.js';
@@ -81,6 +82,12 @@ export interface Services {
   /** Scheduled work, started by main.ts's composition and stopped by close(). */
   jobs: { statisticsRollup: StatisticsRollup };
   clock: Clock;
+  /** Operating a node: its name, metrics (when METRICS_TOKEN is set), Redis reachability for /readyz. */
+  ops?: {
+    nodeId: string;
+    metrics?: GatewayMetrics;
+    redis?: { ping(): Promise<unknown> };
+  };
   /** Unix seconds when this process started (site status `start_time`). */
   startTime: number;
   /** Closes everything the services hold, in reverse order of creation. */

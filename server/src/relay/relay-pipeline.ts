@@ -386,7 +386,14 @@ export function runRelay(
   const work = relayCall(s, key, req, reply, buildCall);
   // Counted until the end of the turn in which it ended: its settlement starts then, and is counted.
   const ended = () => new Promise<void>((resolve) => s.relay.turnEnd.defer(resolve));
-  s.relay.pending.track(work.then(ended, ended));
+  const metrics = s.ops?.metrics;
+  const failed = metrics
+    ? (err: unknown) => {
+        metrics.relay.failed(reply.raw.req?.url ?? '', err instanceof RelayError ? err.status : 500);
+        return ended();
+      }
+    : ended;
+  s.relay.pending.track(work.then(ended, failed));
   return work;
 }
 
@@ -498,6 +505,7 @@ async function relayCall(
     startedMs,
     ip: req.ip,
     log: req.log,
+    res,
   };
   // At the end of this turn, ahead of the reply's last write (turn-end.ts): the settlement is in the
   // journal before the client has its last byte, so a process killed between the two loses no bill
@@ -670,6 +678,8 @@ interface SettleInput {
   startedMs: number;
   ip: string;
   log: FastifyBaseLogger;
+  /** The reply (its status and request path label the call's metrics). */
+  res: RelayReply['raw'];
 }
 
 /**
@@ -714,6 +724,17 @@ async function charge(s: Services, x: SettleInput): Promise<unknown> {
   metadata.estimated = usage.estimated;
   if (outcome.clientAborted) metadata.client_aborted = true;
   if (outcome.upstreamFailedMidway) metadata.upstream_failed_midway = true;
+  const nowMs = s.clock.nowMs();
+  s.ops?.metrics?.relay.settled(
+    x.res.req?.url ?? '',
+    billedModel,
+    attempt.selection.channel.id,
+    x.res.statusCode,
+    nowMs - x.startedMs,
+    nowMs - attempt.startedMs,
+    outcome.firstByteMs,
+    breakdown.quota,
+  );
   return s.relay.ledger.settle(
     x.reservation,
     breakdown.quota,
@@ -729,7 +750,7 @@ async function charge(s: Services, x: SettleInput): Promise<unknown> {
       prompt_tokens: usage.inputTokens,
       completion_tokens: usage.outputTokens,
       channel_id: attempt.selection.channel.id,
-      request_time: s.clock.nowMs() - x.startedMs,
+      request_time: nowMs - x.startedMs,
       first_response_time: outcome.firstByteMs,
       is_stream: call.isStream ? 1 : 0,
       source_ip: x.ip,

@@ -1,0 +1,141 @@
+import { Counter, Histogram, type Registry } from 'prom-client';
+
+/** Seconds: from a fast cached reply to a long stream. */
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
+/** Paths seen before the route table is bounded: a client cannot grow it without limit. */
+const MAX_ROUTES = 256;
+
+type CounterChild = ReturnType<Counter<string>['labels']>;
+type HistogramChild = ReturnType<Histogram<string>['labels']>;
+
+interface RouteChildren {
+  total: HistogramChild;
+  upstream: HistogramChild;
+  firstByte: HistogramChild;
+}
+
+interface CallChildren {
+  requests: CounterChild;
+  quota: CounterChild;
+}
+
+/**
+ * The relay's per-call metrics. Every label set is resolved once and kept in nested maps, so a
+ * call costs map lookups and the increments: no label object and no label key string per call
+ * (the relay serves ~20k calls/s per core).
+ */
+export class RelayMetrics {
+  private readonly requests: Counter<string>;
+  private readonly quota: Counter<string>;
+  private readonly total: Histogram<string>;
+  private readonly upstream: Histogram<string>;
+  private readonly firstByte: Histogram<string>;
+  private readonly routes = new Map<string, string>();
+  private readonly byRoute = new Map<string, RouteChildren>();
+  /** route -> model -> channel -> status -> children */
+  private readonly calls = new Map<string, Map<string, Map<number, Map<number, CallChildren>>>>();
+
+  constructor(registry: Registry) {
+    this.requests = new Counter({
+      name: 'switchyard_relay_requests_total',
+      help: 'Relay calls answered, by route, model, channel (0: none chosen) and status',
+      labelNames: ['route', 'model', 'channel', 'status'],
+      registers: [registry],
+    });
+    this.quota = new Counter({
+      name: 'switchyard_quota_charged_total',
+      help: 'Quota charged by settled relay calls',
+      labelNames: ['model', 'channel'],
+      registers: [registry],
+    });
+    const histogram = (name: string, help: string) =>
+      new Histogram({ name, help, labelNames: ['route'], buckets: LATENCY_BUCKETS, registers: [registry] });
+    this.total = histogram('switchyard_relay_duration_seconds', 'Relay call duration, start to settlement');
+    this.upstream = histogram(
+      'switchyard_relay_upstream_seconds',
+      'Time spent on the answering upstream attempt, start to end of its reply',
+    );
+    this.firstByte = histogram(
+      'switchyard_relay_first_byte_seconds',
+      'Time from the call start to the first byte of the upstream reply',
+    );
+  }
+
+  /** A settled call (the settlement point of the relay pipeline). */
+  settled(
+    path: string,
+    model: string,
+    channel: number,
+    status: number,
+    totalMs: number,
+    upstreamMs: number,
+    firstByteMs: number,
+    quota: number,
+  ): void {
+    const route = this.routeOf(path);
+    const c = this.callChildren(route, model, channel, status);
+    c.requests.inc();
+    if (quota > 0) c.quota.inc(quota);
+    const r = this.routeChildren(route);
+    r.total.observe(totalMs / 1000);
+    r.upstream.observe(upstreamMs / 1000);
+    r.firstByte.observe(firstByteMs / 1000);
+  }
+
+  /** A call refused or failed before anything was charged. */
+  failed(path: string, status: number): void {
+    this.callChildren(this.routeOf(path), '', 0, status).requests.inc();
+  }
+
+  /** The route label of a path: models named in the path (Gemini's) folded into one label. */
+  routeOf(path: string): string {
+    let route = this.routes.get(path);
+    if (route !== undefined) return route;
+    const bare = path.split('?')[0] ?? '';
+    route = bare
+      .replace(/\/models\/[^/]+$/, '/models/:model')
+      .replace(/\/models\/[^/:]+:/, '/models/:model:');
+    if (this.routes.size < MAX_ROUTES) this.routes.set(path, route);
+    return route;
+  }
+
+  private routeChildren(route: string): RouteChildren {
+    let r = this.byRoute.get(route);
+    if (!r) {
+      r = {
+        total: this.total.labels(route),
+        upstream: this.upstream.labels(route),
+        firstByte: this.firstByte.labels(route),
+      };
+      this.byRoute.set(route, r);
+    }
+    return r;
+  }
+
+  private callChildren(route: string, model: string, channel: number, status: number): CallChildren {
+    let byModel = this.calls.get(route);
+    if (!byModel) {
+      byModel = new Map();
+      this.calls.set(route, byModel);
+    }
+    let byChannel = byModel.get(model);
+    if (!byChannel) {
+      byChannel = new Map();
+      byModel.set(model, byChannel);
+    }
+    let byStatus = byChannel.get(channel);
+    if (!byStatus) {
+      byStatus = new Map();
+      byChannel.set(channel, byStatus);
+    }
+    let c = byStatus.get(status);
+    if (!c) {
+      c = {
+        requests: this.requests.labels(route, model, String(channel), String(status)),
+        quota: this.quota.labels(model, String(channel)),
+      };
+      byStatus.set(status, c);
+    }
+    return c;
+  }
+}
