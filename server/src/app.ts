@@ -101,6 +101,22 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
     done();
   });
 
+  // A span per API request when tracing is on (relay calls make theirs at their settlement).
+  const tracer = s.ops?.tracer;
+  if (tracer)
+    app.addHook('onResponse', (req, reply, done) => {
+      const endMs = Date.now();
+      tracer.call({
+        requestId: req.id,
+        method: req.method,
+        route: req.routeOptions.url ?? 'unmatched',
+        status: reply.statusCode,
+        startMs: endMs - reply.elapsedTime,
+        endMs,
+      });
+      done();
+    });
+
   // Every /api route must come from the policy table; one registered any other way fails start-up.
   app.addHook('onRoute', (opts) => {
     const url = opts.url ?? '';

@@ -79,6 +79,7 @@ import { RelayAuthenticator } from './relay/token-auth.js';
 import { TurnEnd } from './relay/turn-end.js';
 import { resolveSecrets, type Secrets } from './secrets.js';
 import type { Clock, Repos, Services } from './services.js';
+import type { CallTracer } from './tracing/call-tracer.js';
 
 const OPTION_POLL_MS = 5000;
 /** A Redis command not answered in this long fails, and opens the breaker (cache/redis-breaker.ts). */
@@ -334,6 +335,17 @@ export async function composeServices(
       closers.push(() => roster.stop());
     }
 
+    let tracer: CallTracer | undefined;
+    if (config.otlpEndpoint) {
+      const { startOtelTracer } = await import('./tracing/otel-tracer.js');
+      const started = await startOtelTracer({
+        endpoint: config.otlpEndpoint,
+        serviceName: config.otelServiceName,
+        nodeId,
+      });
+      tracer = started;
+      closers.push(() => started.close());
+    }
     // Built only when someone may read them: a node without METRICS_TOKEN counts nothing.
     const deadLetters = metricQueries(database);
     const metrics = config.metricsToken
@@ -363,7 +375,12 @@ export async function composeServices(
       relay,
       jobs: { statisticsRollup },
       clock,
-      ops: { nodeId, ...(metrics ? { metrics } : {}), ...(redisState ? { redis: redisState } : {}) },
+      ops: {
+        nodeId,
+        ...(metrics ? { metrics } : {}),
+        ...(tracer ? { tracer } : {}),
+        ...(redisState ? { redis: redisState } : {}),
+      },
       startTime: clock.nowSeconds(),
       close: async () => {
         for (const close of closers.reverse()) await close().catch(() => {});

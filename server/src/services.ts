@@ -30,6 +30,7 @@ import type { OidcClient } from './oauth/oidc-client.js';
 import type { OptionStore } from './options/option-store.js';
 import type { RelayServices } from './relay/relay-services.js';
 import type { Secrets } from './secrets.js';
+import type { CallTracer } from './tracing/call-tracer.js';
 
 export interface Repos {
   users: UsersQueries;
@@ -86,6 +87,8 @@ export interface Services {
   ops?: {
     nodeId: string;
     metrics?: GatewayMetrics;
+    /** Set when OTEL_EXPORTER_OTLP_ENDPOINT is. */
+    tracer?: CallTracer;
     redis?: { ping(): Promise<unknown> };
   };
   /** Unix seconds when this process started (site status `start_time`). */

@@ -386,13 +386,24 @@ export function runRelay(
   const work = relayCall(s, key, req, reply, buildCall);
   // Counted until the end of the turn in which it ended: its settlement starts then, and is counted.
   const ended = () => new Promise<void>((resolve) => s.relay.turnEnd.defer(resolve));
-  const metrics = s.ops?.metrics;
-  const failed = metrics
-    ? (err: unknown) => {
-        metrics.relay.failed(reply.raw.req?.url ?? '', err instanceof RelayError ? err.status : 500);
-        return ended();
-      }
-    : ended;
+  const ops = s.ops;
+  const failed =
+    ops && (ops.metrics || ops.tracer)
+      ? (err: unknown) => {
+          const path = reply.raw.req?.url ?? '';
+          const status = err instanceof RelayError ? err.status : 500;
+          ops.metrics?.relay.failed(path, status);
+          ops.tracer?.call({
+            requestId: reply.request.id,
+            method: reply.raw.req?.method ?? 'POST',
+            route: path.split('?')[0] ?? '',
+            status,
+            startMs: Date.now(),
+            endMs: Date.now(),
+          });
+          return ended();
+        }
+      : ended;
   s.relay.pending.track(work.then(ended, failed));
   return work;
 }
@@ -505,7 +516,7 @@ async function relayCall(
     startedMs,
     ip: req.ip,
     log: req.log,
-    res,
+    reply,
   };
   // At the end of this turn, ahead of the reply's last write (turn-end.ts): the settlement is in the
   // journal before the client has its last byte, so a process killed between the two loses no bill
@@ -678,8 +689,8 @@ interface SettleInput {
   startedMs: number;
   ip: string;
   log: FastifyBaseLogger;
-  /** The reply (its status and request path label the call's metrics). */
-  res: RelayReply['raw'];
+  /** The reply (its status, request path and id label the call's metrics and span). */
+  reply: RelayReply;
 }
 
 /**
@@ -725,16 +736,31 @@ async function charge(s: Services, x: SettleInput): Promise<unknown> {
   if (outcome.clientAborted) metadata.client_aborted = true;
   if (outcome.upstreamFailedMidway) metadata.upstream_failed_midway = true;
   const nowMs = s.clock.nowMs();
-  s.ops?.metrics?.relay.settled(
-    x.res.req?.url ?? '',
-    billedModel,
-    attempt.selection.channel.id,
-    x.res.statusCode,
-    nowMs - x.startedMs,
-    nowMs - attempt.startedMs,
-    outcome.firstByteMs,
-    breakdown.quota,
-  );
+  const ops = s.ops;
+  if (ops) {
+    const res = x.reply.raw;
+    const path = res.req?.url ?? '';
+    ops.metrics?.relay.settled(
+      path,
+      billedModel,
+      attempt.selection.channel.id,
+      res.statusCode,
+      nowMs - x.startedMs,
+      nowMs - attempt.startedMs,
+      outcome.firstByteMs,
+      breakdown.quota,
+    );
+    ops.tracer?.call({
+      requestId: x.reply.request.id,
+      method: 'POST',
+      route: ops.metrics?.relay.routeOf(path) ?? path.split('?')[0] ?? '',
+      status: res.statusCode,
+      startMs: x.startedMs,
+      endMs: nowMs,
+      model: billedModel,
+      channel: attempt.selection.channel.id,
+    });
+  }
   return s.relay.ledger.settle(
     x.reservation,
     breakdown.quota,
