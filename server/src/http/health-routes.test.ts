@@ -29,6 +29,19 @@ async function until<T>(probe: () => Promise<T>, ok: (v: T) => boolean, what: st
   }
 }
 
+/** The value of the sample `name` whose labels include `labels` (in any order), from Prometheus text. */
+function sample(text: string, name: string, labels: Record<string, string>): number | undefined {
+  for (const line of text.split('\n')) {
+    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!m || m[1] !== name) continue;
+    const got = Object.fromEntries(
+      [...(m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((l) => [l[1], l[2]]),
+    );
+    if (Object.entries(labels).every(([k, v]) => got[k] === v)) return Number(m[3]);
+  }
+  return undefined;
+}
+
 describe('health checks and metrics without METRICS_TOKEN', () => {
   let t: TestApp;
   let web: string;
@@ -128,26 +141,29 @@ describe('metrics with METRICS_TOKEN', () => {
     expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
     const text = await res.text();
     const node = t.s.ops!.nodeId;
-    expect(text).toContain(
-      `switchyard_relay_requests_total{route="/v1/chat/completions",model="metric-chat",channel="${channel}",status="200",node="${node}"} 2`,
-    );
-    expect(text).toContain(
-      `switchyard_relay_requests_total{route="/v1/chat/completions",model="",channel="0",status="401",node="${node}"} 1`,
-    );
-    const charged = Number(
-      /switchyard_quota_charged_total\{model="metric-chat",channel="\d+",node="[^"]+"\} (\d+)/.exec(
-        text,
-      )?.[1],
-    );
+    const route = '/v1/chat/completions';
+    const requests = 'switchyard_relay_requests_total';
+    expect(
+      sample(text, requests, { route, model: 'metric-chat', channel: String(channel), status: '200', node }),
+    ).toBe(2);
+    expect(sample(text, requests, { route, model: '', channel: '0', status: '401', node })).toBe(1);
+    const charged = sample(text, 'switchyard_quota_charged_total', {
+      model: 'metric-chat',
+      channel: String(channel),
+    });
     expect(charged).toBeGreaterThan(0);
     expect(charged).toBe(await t.s.repos.logs.sumConsumeQuota({}));
     for (const h of ['duration', 'upstream', 'first_byte']) {
-      expect(text).toContain(
-        `switchyard_relay_${h}_seconds_count{node="${node}",route="/v1/chat/completions"} 2`,
-      );
-      expect(text).toContain(
-        `switchyard_relay_${h}_seconds_bucket{le="+Inf",node="${node}",route="/v1/chat/completions"} 2`,
-      );
+      const name = `switchyard_relay_${h}_seconds`;
+      expect(sample(text, `${name}_count`, { route, node })).toBe(2);
+      expect(sample(text, `${name}_bucket`, { route, le: '+Inf' })).toBe(2);
+      // Cumulative buckets never decrease.
+      const buckets = text
+        .split('\n')
+        .filter((l) => l.startsWith(`${name}_bucket{`))
+        .map((l) => Number(l.split(' ').at(-1)));
+      expect(buckets).toEqual([...buckets].sort((a, b) => a - b));
+      expect(sample(text, `${name}_sum`, { route })).toBeGreaterThan(0);
     }
     expect(text).toMatch(/^nodejs_eventloop_lag_seconds\{node="[^"]+"\} /m);
     expect(text).toMatch(/^switchyard_settlement_dead_letters\{node="[^"]+"\} 0$/m);

@@ -1,55 +1,53 @@
-import { Counter, Histogram, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
+import { type CounterCell, type HistogramCell, TallyCounter, TallyHistogram } from './tallies.js';
 
 /** Seconds: from a fast cached reply to a long stream. */
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
 /** Paths seen before the route table is bounded: a client cannot grow it without limit. */
 const MAX_ROUTES = 256;
 
-type CounterChild = ReturnType<Counter<string>['labels']>;
-type HistogramChild = ReturnType<Histogram<string>['labels']>;
-
 interface RouteChildren {
-  total: HistogramChild;
-  upstream: HistogramChild;
-  firstByte: HistogramChild;
+  total: HistogramCell;
+  upstream: HistogramCell;
+  firstByte: HistogramCell;
 }
 
 interface CallChildren {
-  requests: CounterChild;
-  quota: CounterChild;
+  requests: CounterCell;
+  quota: CounterCell;
 }
 
 /**
  * The relay's per-call metrics. Every label set is resolved once and kept in nested maps, so a
- * call costs map lookups and the increments: no label object and no label key string per call
+ * call costs map lookups and plain additions: no label object and no label key string per call
  * (the relay serves ~20k calls/s per core).
  */
 export class RelayMetrics {
-  private readonly requests: Counter<string>;
-  private readonly quota: Counter<string>;
-  private readonly total: Histogram<string>;
-  private readonly upstream: Histogram<string>;
-  private readonly firstByte: Histogram<string>;
+  private readonly requests: TallyCounter;
+  private readonly quota: TallyCounter;
+  private readonly total: TallyHistogram;
+  private readonly upstream: TallyHistogram;
+  private readonly firstByte: TallyHistogram;
+  /** One quota cell per model and channel, shared by the statuses and routes. */
+  private readonly quotaCells = new Map<string, Map<number, CounterCell>>();
   private readonly routes = new Map<string, string>();
   private readonly byRoute = new Map<string, RouteChildren>();
   /** route -> model -> channel -> status -> children */
   private readonly calls = new Map<string, Map<string, Map<number, Map<number, CallChildren>>>>();
 
   constructor(registry: Registry) {
-    this.requests = new Counter({
-      name: 'switchyard_relay_requests_total',
-      help: 'Relay calls answered, by route, model, channel (0: none chosen) and status',
-      labelNames: ['route', 'model', 'channel', 'status'],
-      registers: [registry],
-    });
-    this.quota = new Counter({
-      name: 'switchyard_quota_charged_total',
-      help: 'Quota charged by settled relay calls',
-      labelNames: ['model', 'channel'],
-      registers: [registry],
-    });
+    this.requests = new TallyCounter(
+      registry,
+      'switchyard_relay_requests_total',
+      'Relay calls answered, by route, model, channel (0: none chosen) and status',
+    );
+    this.quota = new TallyCounter(
+      registry,
+      'switchyard_quota_charged_total',
+      'Quota charged by settled relay calls',
+    );
     const histogram = (name: string, help: string) =>
-      new Histogram({ name, help, labelNames: ['route'], buckets: LATENCY_BUCKETS, registers: [registry] });
+      new TallyHistogram(registry, name, help, LATENCY_BUCKETS);
     this.total = histogram('switchyard_relay_duration_seconds', 'Relay call duration, start to settlement');
     this.upstream = histogram(
       'switchyard_relay_upstream_seconds',
@@ -74,8 +72,8 @@ export class RelayMetrics {
   ): void {
     const route = this.routeOf(path);
     const c = this.callChildren(route, model, channel, status);
-    c.requests.inc();
-    if (quota > 0) c.quota.inc(quota);
+    c.requests.value++;
+    if (quota > 0) c.quota.value += quota;
     const r = this.routeChildren(route);
     r.total.observe(totalMs / 1000);
     r.upstream.observe(upstreamMs / 1000);
@@ -84,7 +82,7 @@ export class RelayMetrics {
 
   /** A call refused or failed before anything was charged. */
   failed(path: string, status: number): void {
-    this.callChildren(this.routeOf(path), '', 0, status).requests.inc();
+    this.callChildren(this.routeOf(path), '', 0, status).requests.value++;
   }
 
   /** The route label of a path: models named in the path (Gemini's) folded into one label. */
@@ -103,9 +101,9 @@ export class RelayMetrics {
     let r = this.byRoute.get(route);
     if (!r) {
       r = {
-        total: this.total.labels(route),
-        upstream: this.upstream.labels(route),
-        firstByte: this.firstByte.labels(route),
+        total: this.total.cell({ route }),
+        upstream: this.upstream.cell({ route }),
+        firstByte: this.firstByte.cell({ route }),
       };
       this.byRoute.set(route, r);
     }
@@ -131,11 +129,25 @@ export class RelayMetrics {
     let c = byStatus.get(status);
     if (!c) {
       c = {
-        requests: this.requests.labels(route, model, String(channel), String(status)),
-        quota: this.quota.labels(model, String(channel)),
+        requests: this.requests.cell({ route, model, channel: String(channel), status: String(status) }),
+        quota: this.quotaCell(model, channel),
       };
       byStatus.set(status, c);
     }
     return c;
+  }
+
+  private quotaCell(model: string, channel: number): CounterCell {
+    let byChannel = this.quotaCells.get(model);
+    if (!byChannel) {
+      byChannel = new Map();
+      this.quotaCells.set(model, byChannel);
+    }
+    let cell = byChannel.get(channel);
+    if (!cell) {
+      cell = this.quota.cell({ model, channel: String(channel) });
+      byChannel.set(channel, cell);
+    }
+    return cell;
   }
 }
