@@ -15,6 +15,7 @@ import { freePort, GatewayProcess, ROOT_PASSWORD, RootSession } from './test/gat
 // Redis, and under 200 concurrent calls spread over the nodes the books balance exactly.
 
 const CALLS = 200;
+const METRICS_TOKEN = 'multi-node-metrics-token';
 
 /** Polls `probe` until it returns true; fails once `deadlineMs` has passed since the call. */
 async function within(deadlineMs: number, what: string, probe: () => Promise<boolean>): Promise<number> {
@@ -139,6 +140,7 @@ for (const target of servers) {
           SHUTDOWN_DRAIN_SECONDS: '10',
           SESSION_SECRET: randomBytes(32).toString('hex'),
           SECRET_KEY: randomBytes(32).toString('hex'),
+          METRICS_TOKEN,
         };
         if (withRedis) {
           const port = await freePort();
@@ -252,6 +254,18 @@ for (const target of servers) {
         const rollup = leases.filter((l) => l.name === 'statistics-rollup');
         expect(rollup).toHaveLength(1);
         expect(['node-a', 'node-b']).toContain(rollup[0]!.holder);
+      });
+
+      it('exports the database pool and, with Redis, its state in /metrics', async () => {
+        const res = await fetch(`${nodes[0]!.origin}/metrics`, {
+          headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+        });
+        expect(res.status).toBe(200);
+        const text = await res.text();
+        expect(text).toMatch(/^switchyard_db_pool_connections\{state="total",node="node-a"\} [1-9]\d*$/m);
+        expect(text).toMatch(/^switchyard_db_pool_connections\{state="waiting",node="node-a"\} \d+$/m);
+        if (withRedis) expect(text).toMatch(/^switchyard_redis_up\{node="node-a"\} 1$/m);
+        else expect(text).not.toContain('switchyard_redis_up');
       });
 
       it.skipIf(!withRedis)('shares a group rate limit across the nodes through Redis', async () => {

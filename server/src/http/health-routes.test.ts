@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -168,6 +168,20 @@ describe('metrics with METRICS_TOKEN', () => {
     expect(text).toMatch(/^nodejs_eventloop_lag_seconds\{node="[^"]+"\} /m);
     expect(text).toMatch(/^switchyard_settlement_dead_letters\{node="[^"]+"\} 0$/m);
     expect(text).toMatch(/^switchyard_settlements_pending\{node="[^"]+"\} 0$/m);
+    // Every metric the Grafana dashboard queries is exported (the pool and Redis gauges exist only
+    // on a server database and with Redis).
+    const dashboard = readFileSync(
+      new URL('../../../deploy/grafana/switchyard.json', import.meta.url),
+      'utf8',
+    );
+    const queried = new Set(
+      [...dashboard.matchAll(/\b((?:switchyard|nodejs|process)_[a-z0-9_]+)/g)].map((m) => m[1]!),
+    );
+    expect(queried.size).toBeGreaterThan(10);
+    for (const name of queried) {
+      if (name === 'switchyard_db_pool_connections' || name === 'switchyard_redis_up') continue;
+      expect(text, name).toMatch(new RegExp(`^${name}[{ ]`, 'm'));
+    }
     // Every sample line is `name{labels} value`: the whole page parses as the text format.
     for (const line of text.split('\n').filter((l) => l && !l.startsWith('#')))
       expect(line).toMatch(/^[a-zA-Z_:][a-zA-Z0-9_:]*(\{.*\})? [-+0-9.eE]+|NaN|[+-]Inf$/);
