@@ -90,9 +90,7 @@ export class RelayMetrics {
     let route = this.routes.get(path);
     if (route !== undefined) return route;
     const bare = path.split('?')[0] ?? '';
-    route = bare
-      .replace(/\/models\/[^/]+$/, '/models/:model')
-      .replace(/\/models\/[^/:]+:/, '/models/:model:');
+    route = bare.replace(/\/models\/[^/:]+(:[A-Za-z]+)?$/, '/models/:model$1');
     if (this.routes.size < MAX_ROUTES) this.routes.set(path, route);
     return route;
   }

@@ -29,3 +29,15 @@ describe('tallies', () => {
     expect(after).toContain('wait_seconds_count{route="/x"} 0');
   });
 });
+
+describe('relay route labels', () => {
+  it('fold the model named in a path, keeping the method', async () => {
+    const { RelayMetrics } = await import('./relay-metrics.js');
+    const m = new RelayMetrics(new Registry());
+    expect(m.routeOf('/v1beta/models/gemini-2.0-flash:streamGenerateContent?alt=sse')).toBe(
+      '/v1beta/models/:model:streamGenerateContent',
+    );
+    expect(m.routeOf('/v1/models/gpt-4o')).toBe('/v1/models/:model');
+    expect(m.routeOf('/v1/chat/completions')).toBe('/v1/chat/completions');
+  });
+});
