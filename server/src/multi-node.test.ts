@@ -231,6 +231,23 @@ for (const target of servers) {
         );
       });
 
+      it(`ends a deleted token on the other node within ${propagation} ms (its cache would keep it 5 s)`, async () => {
+        const spare = await a.call<{ id: number; key: string }>('POST', '/api/token/', {
+          name: 'spare',
+          expired_time: -1,
+          remain_quota: 1_000_000,
+          unlimited_quota: false,
+        });
+        // Node b has read the token and keeps it cached.
+        expect(await chat(nodes[1]!.origin, spare.key, 'gpt-4o')).toBe(200);
+        await a.call('DELETE', `/api/token/${spare.id}`);
+        await within(
+          propagation,
+          'the token gone on node b',
+          async () => (await chat(nodes[1]!.origin, spare.key, 'gpt-4o')) === 401,
+        );
+      });
+
       it('accepts a session opened on one node on the other', async () => {
         const login = await fetch(`${nodes[0]!.origin}/api/user/login`, {
           method: 'POST',
