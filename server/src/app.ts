@@ -6,6 +6,7 @@ import { registerCompression } from './http/compression.js';
 import { defaultWebDist, registerConsole } from './http/console.js';
 import { Drain } from './http/drain.js';
 import { installErrorHandler } from './http/error-handler.js';
+import { registerHealthRoutes } from './http/health-routes.js';
 import { requestLogFields } from './http/log-serializers.js';
 import { registerRoutes } from './http/register-routes.js';
 import { requestIdOf, requestIdSource } from './http/request-ids.js';
@@ -100,6 +101,22 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
     done();
   });
 
+  // A span per API request when tracing is on (relay calls make theirs at their settlement).
+  const tracer = s.ops?.tracer;
+  if (tracer)
+    app.addHook('onResponse', (req, reply, done) => {
+      const endMs = Date.now();
+      tracer.call({
+        requestId: req.id,
+        method: req.method,
+        route: req.routeOptions.url ?? 'unmatched',
+        status: reply.statusCode,
+        startMs: endMs - reply.elapsedTime,
+        endMs,
+      });
+      done();
+    });
+
   // Every /api route must come from the policy table; one registered any other way fails start-up.
   app.addHook('onRoute', (opts) => {
     const url = opts.url ?? '';
@@ -111,10 +128,8 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
     }
   });
 
-  // Readiness for load balancers and orchestrators: false from the moment a stop begins.
-  app.get('/readyz', (_req, reply) => {
-    reply.code(drain.draining ? 503 : 200).send({ ready: !drain.draining });
-  });
+  // Liveness, readiness (false from the moment a stop begins) and metrics for balancers and scrapers.
+  registerHealthRoutes(app, s, drain);
 
   await app.register(fastifyCookie, { secret: s.secrets.sessionSecret });
   installErrorHandler(app);

@@ -49,4 +49,42 @@ describe('loadConfig', () => {
     expect(problems).not.toContain('short-secret');
     expect(problems).toContain('12 characters');
   });
+
+  it('reads the database pool, metrics and tracing settings, with defaults', () => {
+    const d = loadConfig({});
+    expect(d.databasePool).toEqual({
+      max: 10,
+      connectTimeoutMs: 10_000,
+      idleTimeoutMs: 30_000,
+      statementTimeoutMs: 0,
+    });
+    expect(d.metricsToken).toBeUndefined();
+    expect(d.otlpEndpoint).toBeUndefined();
+    const c = loadConfig({
+      DATABASE_POOL_MAX: '4',
+      DATABASE_CONNECT_TIMEOUT_MS: '2500',
+      DATABASE_IDLE_TIMEOUT_MS: '5000',
+      DATABASE_STATEMENT_TIMEOUT_MS: '60000',
+      METRICS_TOKEN: 'scrape-token-0123456789',
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/',
+    });
+    expect(c.databasePool).toEqual({
+      max: 4,
+      connectTimeoutMs: 2500,
+      idleTimeoutMs: 5000,
+      statementTimeoutMs: 60_000,
+    });
+    expect(c.metricsToken).toBe('scrape-token-0123456789');
+    expect(c.otlpEndpoint).toBe('http://collector:4318');
+    let error: unknown;
+    try {
+      loadConfig({ DATABASE_POOL_MAX: '0', METRICS_TOKEN: 'short-token' });
+    } catch (err) {
+      error = err;
+    }
+    const problems = (error as ConfigError).problems.join('\n');
+    expect(problems).toContain('DATABASE_POOL_MAX');
+    expect(problems).toContain('METRICS_TOKEN');
+    expect(problems).not.toContain('short-token');
+  });
 });

@@ -87,6 +87,28 @@ const envSchema = z.object({
         ctx.addIssue({ code: 'custom', message: (err as Error).message });
       }
     }),
+  DATABASE_POOL_MAX: z.coerce.number().int('must be a whole number').min(1).max(1000).default(10),
+  DATABASE_CONNECT_TIMEOUT_MS: z.coerce
+    .number()
+    .int('must be a whole number')
+    .min(100)
+    .max(600_000)
+    .default(10_000),
+  DATABASE_IDLE_TIMEOUT_MS: z.coerce
+    .number()
+    .int('must be a whole number')
+    .min(1000)
+    .max(86_400_000)
+    .default(30_000),
+  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce
+    .number()
+    .int('must be a whole number')
+    .min(0)
+    .max(86_400_000)
+    .default(0),
+  METRICS_TOKEN: z.string().trim().min(16, 'must be at least 16 characters').optional(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
+  OTEL_SERVICE_NAME: z.string().trim().min(1).default('switchyard'),
 });
 
 export interface Config {
@@ -129,6 +151,13 @@ export interface Config {
   language: 'zh_CN' | 'zh_HK' | 'en_US' | 'ja_JP';
   /** Private and loopback networks (CIDRs) outbound connections may reach; see outbound/address-policy.ts. */
   outboundAllowedNetworks: string[];
+  /** PostgreSQL/MySQL pool of each node: connections at most, wait for a new one, idle life, statement limit (0 = none). */
+  databasePool: { max: number; connectTimeoutMs: number; idleTimeoutMs: number; statementTimeoutMs: number };
+  /** Bearer token of GET /metrics; unset = /metrics answers 404. */
+  metricsToken: string | undefined;
+  /** OTLP/HTTP collector base URL; unset = no tracing (the SDK is never loaded). */
+  otlpEndpoint: string | undefined;
+  otelServiceName: string;
 }
 
 export class ConfigError extends Error {
@@ -182,6 +211,15 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     larkApiUrl: e.LARK_API_URL.replace(/\/+$/, ''),
     language: e.LANGUAGE,
     outboundAllowedNetworks: AddressPolicy.parseList(e.OUTBOUND_ALLOWED_NETWORKS),
+    databasePool: {
+      max: e.DATABASE_POOL_MAX,
+      connectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS,
+      idleTimeoutMs: e.DATABASE_IDLE_TIMEOUT_MS,
+      statementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
+    },
+    metricsToken: e.METRICS_TOKEN,
+    otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT?.replace(/\/+$/, ''),
+    otelServiceName: e.OTEL_SERVICE_NAME,
   };
 }
 
@@ -190,6 +228,6 @@ function show(env: Record<string, string | undefined>, p: PropertyKey[]): string
   const value = env[key];
   if (value === undefined) return 'nothing';
   // Never echo secrets into logs.
-  if (/SECRET|PASSWORD|KEY/.test(key)) return `${value.length} characters`;
+  if (/SECRET|PASSWORD|KEY|TOKEN/.test(key)) return `${value.length} characters`;
   return JSON.stringify(value);
 }

@@ -27,6 +27,10 @@ import { RedisKvStore } from './cache/redis-kv-store.js';
 import { RedisRateLimiter } from './cache/redis-rate-limiter.js';
 import { RedisTokenBucket } from './cache/redis-token-bucket.js';
 import { MemoryTokenBucket, type TokenBucket } from './cache/token-bucket.js';
+import { clusterQueries } from './cluster/cluster-queries.js';
+import { DbChangeBus } from './cluster/db-change-bus.js';
+import { JobLease } from './cluster/job-lease.js';
+import { NodeRoster } from './cluster/node-roster.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { SecretBox } from './crypto/secret-box.js';
 import { createDb } from './db/create-db.js';
@@ -51,6 +55,8 @@ import { usersQueries } from './db/queries/users.js';
 import { type SeedResult, seedDatabase } from './db/seed.js';
 import { StatisticsRollup } from './jobs/statistics-rollup.js';
 import { type Mailer, SmtpMailer } from './mail/mailer.js';
+import { GatewayMetrics } from './metrics/gateway-metrics.js';
+import { metricQueries } from './metrics/metric-queries.js';
 import { resolveNodeId } from './node-id.js';
 import { OidcClient } from './oauth/oidc-client.js';
 import { OptionStore } from './options/option-store.js';
@@ -76,11 +82,15 @@ import { RelayAuthenticator } from './relay/token-auth.js';
 import { TurnEnd } from './relay/turn-end.js';
 import { resolveSecrets, type Secrets } from './secrets.js';
 import type { Clock, Repos, Services } from './services.js';
+import type { CallTracer } from './tracing/call-tracer.js';
 
 const OPTION_POLL_MS = 5000;
 /** A Redis command not answered in this long fails, and opens the breaker (cache/redis-breaker.ts). */
 const REDIS_COMMAND_TIMEOUT_MS = 250;
 const STATISTICS_ROLLUP_MS = 60_000;
+/** Without Redis, nodes sharing a database read its change counters this often. */
+const CHANGE_POLL_MS = 1000;
+const HEARTBEAT_MS = 15_000;
 
 export interface ComposeOverrides {
   clock?: Clock;
@@ -121,6 +131,10 @@ export async function composeServices(
   }
 
   const database = createDb(config.databaseUrl, {
+    poolSize: config.databasePool.max,
+    connectTimeoutMs: config.databasePool.connectTimeoutMs,
+    idleTimeoutMs: config.databasePool.idleTimeoutMs,
+    statementTimeoutMs: config.databasePool.statementTimeoutMs,
     onConnectionError: (err) =>
       warn(`a database connection was lost (${err.message}); the pool opens another`),
   });
@@ -145,6 +159,8 @@ export async function composeServices(
       telegramMenus: telegramMenusQueries(database),
       passkeys: passkeysQueries(database),
     };
+    const nodeId = resolveNodeId(config.dataDir, config.nodeId);
+    const cluster = clusterQueries(database);
     const passwords = overrides.passwords ?? new Argon2Hasher();
     const seed = await seedDatabase(repos, passwords, config.initialRootPassword, clock.nowSeconds());
 
@@ -154,6 +170,7 @@ export async function composeServices(
     let sessions: SessionStore;
     let bucket: TokenBucket;
     let health: ChannelHealth;
+    let redisState: { ping(): Promise<unknown>; available(): boolean } | undefined;
     if (config.redisUrl) {
       // Loaded only when Redis is configured: 6 MiB of heap a single node does not need.
       const { Redis } = await import('ioredis');
@@ -184,6 +201,7 @@ export async function composeServices(
         .catch((err: unknown) =>
           breaker.trip(`not reachable at start: ${err instanceof Error ? err.message : String(err)}`),
         );
+      redisState = { ping: () => redis.ping(), available: () => breaker.available };
       kv = new FallbackKvStore(new RedisKvStore(redis), new MemoryKvStore(clock.nowMs), breaker);
       limiter = new FallbackRateLimiter(
         new RedisRateLimiter(redis),
@@ -211,7 +229,15 @@ export async function composeServices(
     } else {
       kv = new MemoryKvStore(clock.nowMs);
       limiter = new MemoryRateLimiter(clock.nowMs);
-      bus = new LocalChangeBus();
+      if (database.dialect === 'sqlite') bus = new LocalChangeBus();
+      else {
+        // Nodes may share this server without Redis: changes travel through its version counters.
+        const dbBus = new DbChangeBus(cluster, (err) =>
+          warn(`reading or counting a change in change_versions failed: ${String(err)}`),
+        );
+        await dbBus.start(CHANGE_POLL_MS);
+        bus = dbBus;
+      }
       sessions = new DbSessionStore(repos.sessions, config.sessionTtlSeconds, clock.nowSeconds);
       bucket = new MemoryTokenBucket(clock.nowMs);
       health = new MemoryChannelHealth(clock.nowMs);
@@ -249,7 +275,7 @@ export async function composeServices(
             nowMs: clock.nowMs,
           })
         : new KyselyLedgerStore(database, new WriteBatcher(database.db), {
-            nodeId: resolveNodeId(config.dataDir, config.nodeId),
+            nodeId,
             leaseSeconds: config.reserveLeaseSeconds,
             nowSeconds: clock.nowSeconds,
             onError: warn,
@@ -305,9 +331,46 @@ export async function composeServices(
     const statisticsRollup = new StatisticsRollup(repos.statistics, clock, (err) =>
       warn(`statistics rollup failed: ${String(err)}`),
     );
-    statisticsRollup.start(STATISTICS_ROLLUP_MS);
-    closers.push(() => statisticsRollup.stop());
+    // A lease three runs long: a node gone quiet hands the rollup over within three minutes.
+    const rollupLease = new JobLease(
+      cluster,
+      'statistics-rollup',
+      nodeId,
+      3 * STATISTICS_ROLLUP_MS,
+      clock.nowMs,
+    );
+    statisticsRollup.start(STATISTICS_ROLLUP_MS, () => rollupLease.hold());
+    closers.push(async () => {
+      await statisticsRollup.stop();
+      await rollupLease.release().catch(() => {});
+    });
+    if (database.dialect !== 'sqlite') {
+      const roster = new NodeRoster(cluster, nodeId, Boolean(config.redisUrl), clock.nowMs, warn);
+      await roster.start(HEARTBEAT_MS).catch((err) => warn(`node heartbeat failed: ${String(err)}`));
+      closers.push(() => roster.stop());
+    }
 
+    let tracer: CallTracer | undefined;
+    if (config.otlpEndpoint) {
+      const { startOtelTracer } = await import('./tracing/otel-tracer.js');
+      const started = await startOtelTracer({
+        endpoint: config.otlpEndpoint,
+        serviceName: config.otelServiceName,
+        nodeId,
+      });
+      tracer = started;
+      closers.push(() => started.close());
+    }
+    // Built only when someone may read them: a node without METRICS_TOKEN counts nothing.
+    const deadLetters = metricQueries(database);
+    const metrics = config.metricsToken
+      ? new GatewayMetrics(nodeId, {
+          ...(database.poolStats ? { pool: database.poolStats } : {}),
+          ...(redisState ? { redisAvailable: redisState.available } : {}),
+          deadLetters: () => deadLetters.deadLetters(),
+          pendingSettlements: () => relay.pending.size,
+        })
+      : undefined;
     const services: Services = {
       config,
       secrets,
@@ -327,6 +390,12 @@ export async function composeServices(
       relay,
       jobs: { statisticsRollup },
       clock,
+      ops: {
+        nodeId,
+        ...(metrics ? { metrics } : {}),
+        ...(tracer ? { tracer } : {}),
+        ...(redisState ? { redis: redisState } : {}),
+      },
       startTime: clock.nowSeconds(),
       close: async () => {
         for (const close of closers.reverse()) await close().catch(() => {});

@@ -25,10 +25,12 @@ import type { UserGroupsQueries } from './db/queries/user-groups.js';
 import type { UsersQueries } from './db/queries/users.js';
 import type { StatisticsRollup } from './jobs/statistics-rollup.js';
 import type { Mailer } from './mail/mailer.js';
+import type { GatewayMetrics } from './metrics/gateway-metrics.js';
 import type { OidcClient } from './oauth/oidc-client.js';
 import type { OptionStore } from './options/option-store.js';
 import type { RelayServices } from './relay/relay-services.js';
 import type { Secrets } from './secrets.js';
+import type { CallTracer } from './tracing/call-tracer.js';
 
 export interface Repos {
   users: UsersQueries;
@@ -81,6 +83,14 @@ export interface Services {
   /** Scheduled work, started by main.ts's composition and stopped by close(). */
   jobs: { statisticsRollup: StatisticsRollup };
   clock: Clock;
+  /** Operating a node: its name, metrics (when METRICS_TOKEN is set), Redis reachability for /readyz. */
+  ops?: {
+    nodeId: string;
+    metrics?: GatewayMetrics;
+    /** Set when OTEL_EXPORTER_OTLP_ENDPOINT is. */
+    tracer?: CallTracer;
+    redis?: { ping(): Promise<unknown> };
+  };
   /** Unix seconds when this process started (site status `start_time`). */
   startTime: number;
   /** Closes everything the services hold, in reverse order of creation. */

@@ -24,12 +24,27 @@ export interface Database {
    * what it read through its own connection learns from it that `db` may have changed it.
    */
   sqliteWrites?: () => number;
+  /** The servers' pool as its driver reports it (for /metrics). */
+  poolStats?: () => PoolStats;
   close(): Promise<void>;
+}
+
+export interface PoolStats {
+  total: number;
+  idle: number;
+  /** Queries waiting for a connection. */
+  waiting: number;
 }
 
 export interface DbOptions {
   /** Connections in the pool (PostgreSQL and MySQL). */
   poolSize?: number;
+  /** How long opening a connection may take before the query waiting on it fails (servers). */
+  connectTimeoutMs?: number;
+  /** How long an unused pooled connection stays open (servers). */
+  idleTimeoutMs?: number;
+  /** PostgreSQL's `statement_timeout` (MariaDB: `max_statement_time`); 0 or unset = none. */
+  statementTimeoutMs?: number;
   /** SQLite busy timeout in milliseconds. */
   busyTimeoutMs?: number;
   /**
@@ -86,6 +101,9 @@ export function createDb(url: string, options: DbOptions = {}): Database {
     const pool = new pg.Pool({
       connectionString: url,
       max: poolSize,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
+      idleTimeoutMillis: options.idleTimeoutMs ?? 30_000,
+      ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
       types: pgTypes(pg),
       ...(named ? {} : { application_name: PG_APPLICATION_NAME }),
     });
@@ -94,13 +112,17 @@ export function createDb(url: string, options: DbOptions = {}): Database {
     pool.on('error', (err) => onConnectionError(err));
     pool.on('connect', (client) => client.on('error', (err) => onConnectionError(err)));
     const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
-    return { db, dialect: 'postgres', close: () => db.destroy() };
+    const poolStats = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
+    return { db, dialect: 'postgres', poolStats, close: () => db.destroy() };
   }
   if (url.startsWith('mysql://') || url.startsWith('mariadb://')) {
     const { createPool } = load('mysql2') as typeof Mysql;
     const pool = createPool({
       uri: url.replace(/^mariadb:/, 'mysql:'),
       connectionLimit: poolSize,
+      connectTimeout: options.connectTimeoutMs ?? 10_000,
+      idleTimeout: options.idleTimeoutMs ?? 30_000,
+      maxIdle: poolSize,
       supportBigNumbers: true,
       bigNumberStrings: false,
       // SUM() yields DECIMAL in MySQL; numbers keep the API shape equal on all engines.
@@ -110,10 +132,30 @@ export function createDb(url: string, options: DbOptions = {}): Database {
     });
     // A pooled connection the server dropped leaves the pool by itself; a later error on it (or on
     // the pool) must not reach the process as an unhandled 'error' event.
-    pool.on('connection', (connection) => connection.on('error', (err) => onConnectionError(err)));
+    pool.on('connection', (connection) => {
+      connection.on('error', (err) => onConnectionError(err));
+      const limitMs = options.statementTimeoutMs;
+      // Queued on the new connection ahead of any query. MariaDB counts seconds for every
+      // statement; MySQL only limits SELECTs, in milliseconds.
+      if (limitMs)
+        connection.query(`SET SESSION max_statement_time = ${limitMs / 1000}`, (err) => {
+          if (err) connection.query(`SET SESSION max_execution_time = ${Math.round(limitMs)}`, () => {});
+        });
+    });
     (pool as unknown as NodeJS.EventEmitter).on('error', (err: Error) => onConnectionError(err));
     const db = new Kysely<Tables>({ dialect: new MysqlDialect({ pool }) });
-    return { db, dialect: 'mysql', close: () => db.destroy() };
+    // mysql2 keeps its counts in fields it does not document; read defensively.
+    const inner = pool as unknown as {
+      _allConnections?: { length: number };
+      _freeConnections?: { length: number };
+      _connectionQueue?: { length: number };
+    };
+    const poolStats = () => ({
+      total: inner._allConnections?.length ?? 0,
+      idle: inner._freeConnections?.length ?? 0,
+      waiting: inner._connectionQueue?.length ?? 0,
+    });
+    return { db, dialect: 'mysql', poolStats, close: () => db.destroy() };
   }
   throw new Error(`Unsupported DATABASE_URL: ${url.split(':')[0]}`);
 }

@@ -328,7 +328,30 @@ export interface SettlementDeadLettersTable {
   log: string;
 }
 
+export interface JobLeasesTable {
+  name: string;
+  holder: string;
+  /** Unix milliseconds. */
+  expires_at: number;
+}
+
+export interface ChangeVersionsTable {
+  topic: string;
+  version: number;
+}
+
+export interface NodeHeartbeatsTable {
+  node_id: string;
+  /** Unix milliseconds. */
+  seen_at: number;
+  /** 1 when the node runs with Redis. */
+  redis: number;
+}
+
 export interface Tables {
+  job_leases: JobLeasesTable;
+  change_versions: ChangeVersionsTable;
+  node_heartbeats: NodeHeartbeatsTable;
   reserves: ReservesTable;
   settlement_dead_letters: SettlementDeadLettersTable;
   users: UsersTable;

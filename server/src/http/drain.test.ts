@@ -40,7 +40,7 @@ describe('drain', () => {
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     const before = await get(port, '/readyz', agent);
     expect(before).toMatchObject({ status: 200, connection: 'keep-alive' });
-    expect(JSON.parse(before.body)).toEqual({ ready: true });
+    expect(JSON.parse(before.body)).toMatchObject({ ready: true, draining: false });
     expect((await get(port, '/v1/chat/completions', agent, 'POST')).connection).toBe('keep-alive');
 
     t.app.drain.begin(t.app.server);
@@ -49,7 +49,7 @@ describe('drain', () => {
     const fresh = new Agent({ keepAlive: true, maxSockets: 1 });
     const ready = await get(port, '/readyz', fresh);
     expect(ready).toMatchObject({ status: 503, connection: 'close' });
-    expect(JSON.parse(ready.body)).toEqual({ ready: false });
+    expect(JSON.parse(ready.body)).toMatchObject({ ready: false, draining: true });
     // The relay's hot path (an unauthenticated call: 401 in OpenAI's shape) and Fastify's routes.
     const hot = await get(port, '/v1/chat/completions', fresh, 'POST');
     expect(hot).toMatchObject({ status: 401, connection: 'close' });

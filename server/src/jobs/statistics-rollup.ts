@@ -156,11 +156,17 @@ export class StatisticsRollup {
     return this.running;
   }
 
-  /** Runs once soon, then every `intervalMs`. Timers do not keep the process alive. */
-  start(intervalMs: number): void {
+  /**
+   * Runs once soon, then every `intervalMs`. Timers do not keep the process alive. `mayRun` (the
+   * job's lease when nodes share a database) is asked at each tick: one node rolls up at a time.
+   */
+  start(intervalMs: number, mayRun: () => Promise<boolean> = async () => true): void {
     if (this.timer) return;
     const tick = () => {
-      if (this.timer) this.run().catch(this.onError);
+      if (!this.timer) return;
+      mayRun()
+        .then((allowed) => (allowed && this.timer ? this.run() : undefined))
+        .catch(this.onError);
     };
     this.timer = setInterval(tick, intervalMs);
     this.timer.unref();

@@ -397,7 +397,25 @@ export function runRelay(
   const work = relayCall(s, key, req, reply, buildCall);
   // Counted until the end of the turn in which it ended: its settlement starts then, and is counted.
   const ended = () => new Promise<void>((resolve) => s.relay.turnEnd.defer(resolve));
-  s.relay.pending.track(work.then(ended, ended));
+  const ops = s.ops;
+  const failed =
+    ops && (ops.metrics || ops.tracer)
+      ? (err: unknown) => {
+          const path = reply.raw.req?.url ?? '';
+          const status = err instanceof RelayError ? err.status : 500;
+          ops.metrics?.relay.failed(path, status);
+          ops.tracer?.call({
+            requestId: reply.request.id,
+            method: reply.raw.req?.method ?? 'POST',
+            route: path.split('?')[0] ?? '',
+            status,
+            startMs: Date.now(),
+            endMs: Date.now(),
+          });
+          return ended();
+        }
+      : ended;
+  s.relay.pending.track(work.then(ended, failed));
   return work;
 }
 
@@ -514,6 +532,7 @@ async function relayCall(
     startedMs,
     ip: req.ip,
     log: req.log,
+    reply,
   };
   // At the end of this turn, ahead of the reply's last write (turn-end.ts): the settlement is in the
   // journal before the client has its last byte, so a process killed between the two loses no bill
@@ -688,6 +707,8 @@ interface SettleInput {
   startedMs: number;
   ip: string;
   log: FastifyBaseLogger;
+  /** The reply (its status, request path and id label the call's metrics and span). */
+  reply: RelayReply;
 }
 
 /**
@@ -767,6 +788,32 @@ function bill(s: Services, x: SettleInput, usage: Usage): Promise<unknown> {
   metadata.estimated = usage.estimated;
   if (outcome.clientAborted) metadata.client_aborted = true;
   if (outcome.upstreamFailedMidway) metadata.upstream_failed_midway = true;
+  const nowMs = s.clock.nowMs();
+  const ops = s.ops;
+  if (ops) {
+    const res = x.reply.raw;
+    const path = res.req?.url ?? '';
+    ops.metrics?.relay.settled(
+      path,
+      billedModel,
+      attempt.selection.channel.id,
+      res.statusCode,
+      nowMs - x.startedMs,
+      nowMs - attempt.startedMs,
+      outcome.firstByteMs,
+      breakdown.quota,
+    );
+    ops.tracer?.call({
+      requestId: x.reply.request.id,
+      method: 'POST',
+      route: ops.metrics?.relay.routeOf(path) ?? path.split('?')[0] ?? '',
+      status: res.statusCode,
+      startMs: x.startedMs,
+      endMs: nowMs,
+      model: billedModel,
+      channel: attempt.selection.channel.id,
+    });
+  }
   return s.relay.ledger.settle(
     x.reservation,
     breakdown.quota,
@@ -782,7 +829,7 @@ function bill(s: Services, x: SettleInput, usage: Usage): Promise<unknown> {
       prompt_tokens: usage.inputTokens,
       completion_tokens: usage.outputTokens,
       channel_id: attempt.selection.channel.id,
-      request_time: s.clock.nowMs() - x.startedMs,
+      request_time: nowMs - x.startedMs,
       first_response_time: outcome.firstByteMs,
       is_stream: call.isStream ? 1 : 0,
       source_ip: x.ip,

@@ -123,11 +123,23 @@ export class RootSession {
   }
 
   async call<T = unknown>(method: string, url: string, body?: unknown): Promise<T> {
-    const res = await fetch(`${this.origin}${url}`, {
-      method,
-      headers: { cookie: this.cookie, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
+    const send = () =>
+      fetch(`${this.origin}${url}`, {
+        method,
+        headers: {
+          cookie: this.cookie,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    let res = await send();
+    // A session kept in Redis answers 503 while the gateway's Redis breaker is open (a command
+    // slower than 250 ms on a loaded machine opens it); the answer says to try again shortly.
+    for (let i = 0; res.status === 503 && i < 20; i++) {
+      await res.arrayBuffer();
+      await new Promise((r) => setTimeout(r, 250));
+      res = await send();
+    }
     const text = await res.text();
     const parsed = JSON.parse(text) as { success?: boolean; data?: unknown };
     if (!res.ok || parsed.success !== true) throw new Error(`${method} ${url} failed: ${res.status} ${text}`);

@@ -18,10 +18,13 @@ async function migrateInChild(url: string): Promise<string[]> {
 const EXPECTED_TABLES = [
   'audit_logs',
   'auth_codes',
+  'change_versions',
   'channels',
+  'job_leases',
   'logs',
   'midjourneys',
   'model_owners',
+  'node_heartbeats',
   'options',
   'orders',
   'passkeys',
@@ -62,6 +65,7 @@ for (const target of engineTargets()) {
           '0006_reserves',
           '0007_settlement_dead_letters',
           '0008_journal_marks',
+          '0009_node_coordination',
         ]);
         expect(await migrateToLatest(a.db, a.dialect)).toEqual([]);
         // PostgreSQL's introspection lists every schema on the server, other test files' too.
