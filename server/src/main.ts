@@ -271,7 +271,7 @@ export async function composeServices(
       selector: new ChannelSelector(() => tables.routing, health),
       health,
       ledger,
-      counter: new TokenCounter(),
+      counter: new TokenCounter(() => options.current.ApproximateTokenEnabled),
       bucket,
       access: new ChannelAccessCache((channel) => channelAccess(services, channel)),
       upstream,

@@ -9,7 +9,7 @@ import {
   REASONING_EFFORT_CHANNEL_TYPES,
   UnsupportedEndpointError,
 } from '../providers/openai/request.js';
-import { countChatRequest, ESTIMATING_TOKENIZER } from '../providers/token-counter.js';
+import { countChatRequest } from '../providers/token-counter.js';
 import {
   AnthropicToOpenAiStream,
   anthropicToOpenAiRequest,
@@ -427,8 +427,9 @@ export async function relayChat(
       retryable: true,
       isStream: inb.stream,
       estimateOutput: true,
-      estimatePrompt: () => countChatRequest(ESTIMATING_TOKENIZER, inb.pivot),
-      countPrompt: async () => countChatRequest(await s.relay.counter.tokenizer(inb.model), inb.pivot),
+      estimatePrompt: (counting) => countChatRequest(s.relay.counter.estimator(), inb.pivot, counting),
+      countPrompt: async (counting) =>
+        countChatRequest(await s.relay.counter.tokenizer(inb.model), inb.pivot, counting),
       unservedBy: (type) =>
         transportFor(type)?.chat
           ? undefined

@@ -10,7 +10,7 @@ import {
   UnsupportedEndpointError,
   type UpstreamRequest,
 } from '../providers/openai/request.js';
-import { countInput, ESTIMATING_TOKENIZER, type Tokenizer } from '../providers/token-counter.js';
+import { countInput, type Tokenizer } from '../providers/token-counter.js';
 import { TranslationError } from '../providers/translate/translation-error.js';
 import type { Services } from '../services.js';
 import {
@@ -210,7 +210,8 @@ export async function relayOpenAi(
       retryable: inbound.kind === 'json',
       isStream: stream,
       estimateOutput: endpoint !== 'audio/speech',
-      estimatePrompt: () => promptTokensBy(ESTIMATING_TOKENIZER, endpoint, fields),
+      // A channel's pre_cost is about chat messages (their images); other endpoints count their input.
+      estimatePrompt: () => promptTokensBy(s.relay.counter.estimator(), endpoint, fields),
       countPrompt: async () => promptTokensBy(await s.relay.counter.tokenizer(model), endpoint, fields),
       unservedBy: (type) =>
         servesOpenAiEndpoint(type, endpoint)
