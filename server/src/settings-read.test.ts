@@ -106,7 +106,6 @@ const NOT_YET: Record<string, string> = {
   SafeToolName: 'not built yet',
   SafeKeyWords: 'not built yet',
   AudioTokenJson: 'not removed yet',
-  custom_parameter: 'not built yet',
   // Not settings: a token's last use is never recorded, and there is no Telegram bot to bind.
   accessed_time: 'the last use of a token is not recorded (a write per request)',
   telegram_id: 'no Telegram bot exists to bind an account',

@@ -60,6 +60,7 @@ import {
   reframed,
   translatedStream,
 } from './reply-streams.js';
+import { mergeCustomParameter } from './request-policies/custom-parameter.js';
 
 type Json = Record<string, unknown>;
 
@@ -330,10 +331,11 @@ function readErrors(s: Services, transport: ChatTransport, channel: ChannelAcces
 
 async function prepare(
   s: Services,
-  inb: Inbound,
+  inbound: Inbound,
   selection: ReplyContext['selection'],
   channel: Parameters<RelayCall['prepare']>[1],
 ): Promise<Exchange> {
+  let inb = inbound;
   const entry = transportFor(channel.type);
   const transport = entry?.chat;
   if (!entry || !transport) {
@@ -343,8 +345,12 @@ async function prepare(
   }
   const model = selection.upstreamModel;
   const target = transport.dialect(model);
+  const custom = selection.channel.customParameter;
+  // pre_add: the channel's values join the client's body before it is read and translated.
+  if (custom?.preAdd) inb = withBody(inb, mergeCustomParameter(inb.value, custom, inb.model));
   try {
     if (inb.dialect === 'responses' && target === 'openai' && entry.openAi && servesResponses(channel.type)) {
+      if (custom && !custom.preAdd) inb = withBody(inb, mergeCustomParameter(inb.value, custom, model));
       const request = await entry.openAi(
         {
           channel,
@@ -362,14 +368,19 @@ async function prepare(
       };
     }
     const passthrough = inb.dialect === target;
-    const body = passthrough ? inb.value : translateChatRequest(s, target, inb.pivot, model, channel);
+    let body = passthrough ? inb.value : translateChatRequest(s, target, inb.pivot, model, channel);
+    // Otherwise merged into the body in the upstream's dialect; the client's bytes pass untouched
+    // only through channels without custom parameters.
+    const merged = custom && !custom.preAdd;
+    if (merged) body = mergeCustomParameter(body, custom, model);
     const request = await transport.build(
       {
         channel,
         upstreamModel: model,
-        body: passthrough
-          ? { kind: 'json', raw: inb.raw, value: inb.value }
-          : { kind: 'object', value: body },
+        body:
+          passthrough && !merged && !custom?.preAdd
+            ? { kind: 'json', raw: inb.raw, value: inb.value }
+            : { kind: 'object', value: body },
         stream: inb.stream,
         clientHeaders: passthrough ? inb.clientHeaders : {},
       },
@@ -387,6 +398,12 @@ async function prepare(
     }
     throw err;
   }
+}
+
+/** The inbound request with another body (the channel's pre_add parameters merged). */
+function withBody(inb: Inbound, value: Json): Inbound {
+  const raw = Buffer.from(JSON.stringify(value));
+  return { ...inb, raw, value, pivot: toPivot(inb.dialect, value, inb.model, inb.stream) };
 }
 
 function readInbound(dialect: InboundDialect, req: RelayRequest, route: ChatRoute): Inbound {

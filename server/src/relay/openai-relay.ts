@@ -6,6 +6,7 @@ import { jsonCompletionText, readJsonUsage } from '../providers/openai/json-mete
 import { multipartBoundary } from '../providers/openai/multipart-field.js';
 import {
   ChannelConfigError,
+  type InboundBody,
   type OpenAiEndpoint,
   UnsupportedEndpointError,
   type UpstreamRequest,
@@ -37,6 +38,7 @@ import {
   runRelay,
 } from './relay-pipeline.js';
 import { clientWantsUsage, openAiPassthrough } from './reply-streams.js';
+import { mergeCustomParameter } from './request-policies/custom-parameter.js';
 
 // OpenAI's endpoints other than chat (embeddings, moderations, images, audio, completions,
 // rerank): the client's request goes to an OpenAI-protocol channel as it was written, but for the
@@ -223,21 +225,29 @@ export async function relayOpenAi(
         if (!transport || !build || !servesOpenAiEndpoint(channel.type, endpoint))
           throw new ChannelUnusable(`channel type ${channel.type} does not serve /v1/${endpoint}`);
         let request: UpstreamRequest;
+        // The channel's custom parameters join JSON bodies (pre_add or not: these are read as sent).
+        const custom = selection.channel.customParameter;
+        let body: InboundBody;
+        if (inbound.kind === 'json') {
+          const value = custom
+            ? mergeCustomParameter(inbound.value, custom, custom.preAdd ? model : selection.upstreamModel)
+            : inbound.value;
+          body = { kind: 'json', raw: custom ? Buffer.from(JSON.stringify(value)) : inbound.raw, value };
+        } else {
+          body = {
+            kind: 'multipart',
+            contentType: inbound.contentType,
+            body: inbound.body,
+            model: inbound.model,
+          };
+        }
         try {
           request = await build(
             {
               channel,
               endpoint,
               upstreamModel: selection.upstreamModel,
-              body:
-                inbound.kind === 'json'
-                  ? { kind: 'json', raw: inbound.raw, value: inbound.value }
-                  : {
-                      kind: 'multipart',
-                      contentType: inbound.contentType,
-                      body: inbound.body,
-                      model: inbound.model,
-                    },
+              body,
             },
             s,
           );

@@ -1,0 +1,149 @@
+import type { AddressInfo } from 'node:net';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type FakeAnthropic, startFakeAnthropic } from '../../test/fake-anthropic.js';
+import { type FakeGemini, startFakeGemini } from '../../test/fake-gemini.js';
+import { type FakeUpstream, startFakeUpstream } from '../../test/fake-upstream.js';
+import { createChannel, createToken } from '../../test/relay-fixtures.js';
+import { createTestApp, ROOT_PASSWORD, registerUser, type TestApp } from '../../test/test-app.js';
+
+// Channel and option settings that shape the request sent upstream, seen from the official OpenAI
+// client through the gateway to fakes speaking OpenAI's, Anthropic's and Gemini's wire formats.
+
+const KEY = 'sk-upstream-settings';
+
+describe('request settings', () => {
+  let t: TestApp;
+  let openai: FakeUpstream;
+  let anthropic: FakeAnthropic;
+  let gemini: FakeGemini;
+  let root: string;
+  let gateway: string;
+  let key: string;
+
+  beforeAll(async () => {
+    openai = await startFakeUpstream({ apiKey: KEY });
+    anthropic = await startFakeAnthropic({ apiKey: KEY });
+    gemini = await startFakeGemini({ apiKey: KEY });
+    t = await createTestApp();
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    gateway = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}/v1`;
+    root = await t.signIn('root', ROOT_PASSWORD);
+    // The Claude and Gemini models are priced by the built-in table.
+    const models = [
+      ['oa-plain', 1],
+      ['oa-pre', 1],
+    ] as const;
+    for (const [model, type] of models) {
+      const res = await t.call({
+        method: 'POST',
+        url: '/api/prices/single',
+        headers: { cookie: root },
+        payload: { model, type: 'tokens', channel_type: type, input: 1, output: 1 },
+      });
+      expect(res.statusCode, res.body).toBe(200);
+    }
+    const issueExample = { temperature: 0.123, extra: 'x', overwrite: true };
+    await createChannel(t, root, {
+      name: 'openai-after',
+      key: KEY,
+      base_url: openai.url,
+      models: ['oa-plain'],
+      custom_parameter: issueExample,
+    });
+    await createChannel(t, root, {
+      name: 'openai-pre',
+      key: KEY,
+      base_url: openai.url,
+      models: ['oa-pre'],
+      custom_parameter: { ...issueExample, pre_add: true },
+    });
+    await createChannel(t, root, {
+      name: 'anthropic',
+      type: 14,
+      key: KEY,
+      base_url: anthropic.url,
+      models: ['claude-haiku-4-5'],
+      custom_parameter: { top_k: 5, metadata: { user_id: 'channel-user' } },
+    });
+    await createChannel(t, root, {
+      name: 'gemini',
+      type: 25,
+      key: KEY,
+      base_url: gemini.url,
+      models: ['gemini-2.5-flash'],
+      custom_parameter: { generationConfig: { topK: 4, temperature: 0.2 } },
+    });
+    await registerUser(t, 'settings');
+    await t.s.repos.users.update(2, { quota: 100_000_000 });
+    const cookie = await t.signIn('settings', 'password-123');
+    key = (await createToken(t, cookie)).key;
+  });
+
+  afterAll(async () => {
+    await t?.close();
+    await openai?.close();
+    await anthropic?.close();
+    await gemini?.close();
+  });
+
+  beforeEach(() => {
+    openai.reset();
+    anthropic.reset();
+    gemini.reset();
+  });
+
+  const client = () => new OpenAI({ apiKey: key, baseURL: gateway, maxRetries: 0 });
+  const ask = (model: string, extra: Record<string, unknown> = {}) =>
+    client().chat.completions.create({
+      model,
+      messages: [{ role: 'user', content: 'hello' }],
+      temperature: 0.9,
+      ...extra,
+    });
+
+  describe('custom_parameter', () => {
+    it('overwrites the client fields in the body sent to an OpenAI channel', async () => {
+      await ask('oa-plain');
+      const sent = openai.requests.at(-1)?.json;
+      expect(sent).toMatchObject({ model: 'oa-plain', temperature: 0.123, extra: 'x' });
+      expect(sent).not.toHaveProperty('overwrite');
+    });
+
+    it('pre_add merges into the client body before it is read', async () => {
+      await ask('oa-pre');
+      expect(openai.requests.at(-1)?.json).toMatchObject({ temperature: 0.123, extra: 'x' });
+      expect(openai.requests.at(-1)?.json).not.toHaveProperty('pre_add');
+    });
+
+    it('joins the translated Anthropic body without replacing client values', async () => {
+      await ask('claude-haiku-4-5', { max_tokens: 50 });
+      const sent = anthropic.requests.at(-1)?.json;
+      expect(sent).toMatchObject({ top_k: 5, temperature: 0.9, max_tokens: 50 });
+      expect(sent?.metadata).toEqual({ user_id: 'channel-user' });
+    });
+
+    it('merges into the translated Gemini generationConfig key by key', async () => {
+      await ask('gemini-2.5-flash', { max_tokens: 40 });
+      const sent = gemini.requests.at(-1)?.json as { generationConfig?: Record<string, unknown> };
+      // Without overwrite an object present on both sides is merged key by key, the channel's keys
+      // winning inside it (one-hub's deep merge): topK joins, temperature is the channel's.
+      expect(sent.generationConfig).toMatchObject({ topK: 4, temperature: 0.2, maxOutputTokens: 40 });
+    });
+
+    it('is refused when saved too deep, too large or with bad controls, naming the field', async () => {
+      let deep: Record<string, unknown> = { v: 1 };
+      for (let i = 0; i < 10; i++) deep = { n: deep };
+      for (const custom_parameter of [deep, { big: 'x'.repeat(20_000) }, { overwrite: 'yes' }]) {
+        const res = await t.call({
+          method: 'POST',
+          url: '/api/channel/',
+          headers: { cookie: root },
+          payload: { type: 1, name: 'bad', key: KEY, models: 'oa-plain', group: 'default', custom_parameter },
+        });
+        expect(res.statusCode, res.body).toBe(400);
+        expect(res.body).toContain('custom_parameter');
+      }
+    });
+  });
+});
