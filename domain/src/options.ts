@@ -396,7 +396,13 @@ export const optionDefs = {
   ClaudeBudgetTokensPercentage: float(0.8, { ...op, moreThan: 0, lessThan: 1 }),
   GeminiOpenThink: json<Record<string, boolean>>({}, op, checkModelBooleans),
   EnableSafe: bool(false, op),
-  SafeToolName: str('Keyword', { ...op, maxLength: 64 }),
+  // The content check applied when EnableSafe is on; the keyword list is the only one there is.
+  SafeToolName: str('Keyword', {
+    ...op,
+    maxLength: 64,
+    pattern: /^Keyword$/,
+    patternMessage: 'must be "Keyword" (the keyword list is the only content check)',
+  }),
   // The reference ships a built-in word list; we ship none and let the operator fill it in.
   SafeKeyWords: text('', { ...op, maxLength: 100_000 }),
   AudioTokenJson: json<Record<string, AudioTokenRatio>>(DEFAULT_AUDIO_TOKENS, op, checkAudioTokens),

@@ -63,6 +63,7 @@ import { channelAccess } from './relay/channel-transports.js';
 import { Http1Upstream } from './relay/http1-upstream.js';
 import { InFlight } from './relay/in-flight.js';
 import { RelayTables } from './relay/relay-tables.js';
+import { SafeKeywordCheck } from './relay/request-policies/safe-keywords.js';
 import {
   type ChannelHealth,
   MemoryChannelHealth,
@@ -281,6 +282,7 @@ export async function composeServices(
       testRun: new ChannelTestRun(() => services),
       vertexTokens: new VertexTokenCache(),
       zhipuTokens: new ZhipuTokenCache(),
+      safety: new SafeKeywordCheck(),
     };
     closers.push(async () => {
       await relay.testRun.settled();

@@ -61,6 +61,7 @@ import {
   translatedStream,
 } from './reply-streams.js';
 import { mergeCustomParameter } from './request-policies/custom-parameter.js';
+import { chatPromptTexts, refusedPrompt } from './request-policies/safe-keywords.js';
 
 type Json = Record<string, unknown>;
 
@@ -436,6 +437,8 @@ export async function relayChat(
   checkEnabled(s, dialect);
   return runRelay(s, inboundKey(dialect, req), req, reply, async () => {
     const inb = readInbound(dialect, req, route);
+    const refused = refusedPrompt(s.relay.safety, s.options.current, () => chatPromptTexts(inb.pivot));
+    if (refused) throw relayErrors.promptRefused(refused.rule, refused.keyword);
     const call: RelayCall = {
       model: inb.model,
       maxTokens: numberField(inb.pivot, 'max_tokens', 'max_completion_tokens'),

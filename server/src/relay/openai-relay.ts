@@ -39,6 +39,7 @@ import {
 } from './relay-pipeline.js';
 import { clientWantsUsage, openAiPassthrough } from './reply-streams.js';
 import { mergeCustomParameter } from './request-policies/custom-parameter.js';
+import { refusedPrompt } from './request-policies/safe-keywords.js';
 
 // OpenAI's endpoints other than chat (embeddings, moderations, images, audio, completions,
 // rerank): the client's request goes to an OpenAI-protocol channel as it was written, but for the
@@ -203,6 +204,12 @@ export async function relayOpenAi(
     const model = inbound.kind === 'json' ? fields.model : inbound.model;
     if (typeof model !== 'string' || model.trim() === '')
       throw relayErrors.badRequest('model is required', 'model');
+    if (endpoint === 'completions') {
+      const prompt = fields.prompt;
+      const texts = () => (Array.isArray(prompt) ? prompt : [prompt]).filter((p) => typeof p === 'string');
+      const refused = refusedPrompt(s.relay.safety, s.options.current, texts);
+      if (refused) throw relayErrors.promptRefused(refused.rule, refused.keyword);
+    }
     const stream = fields.stream === true && endpoint === 'completions';
     const call: RelayCall = {
       model,

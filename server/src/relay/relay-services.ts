@@ -8,6 +8,7 @@ import type { ChannelAccessCache } from './channel-access-cache.js';
 import type { ChannelTestRun } from './channel-tester.js';
 import type { InFlight } from './in-flight.js';
 import type { RelayTables } from './relay-tables.js';
+import type { SafeKeywordCheck } from './request-policies/safe-keywords.js';
 import type { ChannelHealth } from './routing/channel-health.js';
 import type { ChannelSelector } from './routing/channel-selector.js';
 import type { RelayAuthenticator } from './token-auth.js';
@@ -39,4 +40,6 @@ export interface RelayServices {
   vertexTokens: VertexTokenCache;
   /** Zhipu signed tokens per key. */
   zhipuTokens: ZhipuTokenCache;
+  /** The SafeKeyWords automaton, rebuilt when the option changes. */
+  safety: SafeKeywordCheck;
 }

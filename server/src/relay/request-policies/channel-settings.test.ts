@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type FakeAnthropic, startFakeAnthropic } from '../../test/fake-anthropic.js';
@@ -144,6 +145,60 @@ describe('request settings', () => {
         expect(res.statusCode, res.body).toBe(400);
         expect(res.body).toContain('custom_parameter');
       }
+    });
+  });
+
+  describe('EnableSafe and SafeKeyWords', () => {
+    beforeEach(async () => {
+      await t.s.options.update({ EnableSafe: 'true', SafeKeyWords: 'forbidden topic\nSecretWord' });
+    });
+    afterAll(async () => {
+      await t.s.options.update({ EnableSafe: 'false', SafeKeyWords: '' });
+    });
+    const quota = async () => (await t.s.repos.users.byId(2))!.quota;
+
+    it('refuses a chat prompt holding a keyword with a 400 naming the rule, before reserving or sending', async () => {
+      const before = await quota();
+      const err = await client()
+        .chat.completions.create({
+          model: 'oa-plain',
+          messages: [{ role: 'user', content: [{ type: 'text', text: 'tell me the SECRETWORD now' }] }],
+        })
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(OpenAI.APIError);
+      const apiErr = err as InstanceType<typeof OpenAI.APIError>;
+      expect(apiErr.status).toBe(400);
+      expect(apiErr.code).toBe('prompt_refused');
+      expect(apiErr.message).toContain('Keyword');
+      expect(openai.requests).toHaveLength(0);
+      expect(await quota()).toBe(before);
+    });
+
+    it('checks the text parts of an Anthropic-dialect prompt too, and lets clean prompts through', async () => {
+      const claude = new Anthropic({ apiKey: key, baseURL: gateway.replace(/\/v1$/, ''), maxRetries: 0 });
+      const err = await claude.messages
+        .create({
+          model: 'claude-haiku-4-5',
+          max_tokens: 20,
+          system: 'You discuss a forbidden topic.',
+          messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
+        })
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(Anthropic.APIError);
+      expect((err as InstanceType<typeof Anthropic.APIError>).status).toBe(400);
+      expect(anthropic.requests).toHaveLength(0);
+      const ok = await claude.messages.create({
+        model: 'claude-haiku-4-5',
+        max_tokens: 20,
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'an allowed subject' }] }],
+      });
+      expect(ok.content[0]?.type).toBe('text');
+    });
+
+    it('lets everything through when EnableSafe is off', async () => {
+      await t.s.options.update({ EnableSafe: 'false' });
+      const res = await ask('oa-plain', { messages: [{ role: 'user', content: 'SecretWord' }] });
+      expect(res.choices[0]?.message).toBeDefined();
     });
   });
 });
