@@ -61,6 +61,7 @@ import {
   translatedStream,
 } from './reply-streams.js';
 import { mergeCustomParameter } from './request-policies/custom-parameter.js';
+import { withOpenThink } from './request-policies/gemini-open-think.js';
 import { chatPromptTexts, refusedPrompt } from './request-policies/safe-keywords.js';
 
 type Json = Record<string, unknown>;
@@ -370,6 +371,10 @@ async function prepare(
     }
     const passthrough = inb.dialect === target;
     let body = passthrough ? inb.value : translateChatRequest(s, target, inb.pivot, model, channel);
+    const thinking =
+      target === 'gemini' ? withOpenThink(body, model, s.options.current.GeminiOpenThink) : body;
+    const rewritten = thinking !== body;
+    body = thinking;
     // Otherwise merged into the body in the upstream's dialect; the client's bytes pass untouched
     // only through channels without custom parameters.
     const merged = custom && !custom.preAdd;
@@ -379,7 +384,7 @@ async function prepare(
         channel,
         upstreamModel: model,
         body:
-          passthrough && !merged && !custom?.preAdd
+          passthrough && !merged && !rewritten && !custom?.preAdd
             ? { kind: 'json', raw: inb.raw, value: inb.value }
             : { kind: 'object', value: body },
         stream: inb.stream,

@@ -201,4 +201,25 @@ describe('request settings', () => {
       expect(res.choices[0]?.message).toBeDefined();
     });
   });
+
+  describe('GeminiOpenThink', () => {
+    afterAll(async () => {
+      await t.s.options.update({ GeminiOpenThink: '{}' });
+    });
+    const thinkingSent = () =>
+      (gemini.requests.at(-1)?.json as { generationConfig?: { thinkingConfig?: unknown } }).generationConfig
+        ?.thinkingConfig;
+
+    it('asks a listed Gemini model for its thoughts, and only a listed one', async () => {
+      await ask('gemini-2.5-flash');
+      expect(thinkingSent()).toBeUndefined();
+      await t.s.options.update({ GeminiOpenThink: '{"gemini-2.5-flash": true, "gemini-2.5-pro": false}' });
+      await ask('gemini-2.5-flash');
+      expect(thinkingSent()).toEqual({ includeThoughts: true });
+      // A budget the client asked for through reasoning_effort stays beside it.
+      await ask('gemini-2.5-flash', { reasoning_effort: 'low' });
+      expect(thinkingSent()).toMatchObject({ includeThoughts: true });
+      expect(Object.keys(thinkingSent() as object).length).toBeGreaterThan(1);
+    });
+  });
 });
