@@ -47,7 +47,6 @@ export const SETTINGS_LAYOUT: Record<OptionSection, readonly SettingsCard[]> = {
         'ServeUnpricedModels',
         'UnpricedModelInput',
         'UnpricedModelOutput',
-        'AudioTokenJson',
         'GeminiAPIEnabled',
         'ClaudeAPIEnabled',
         'ClaudeDefaultMaxTokens',

@@ -445,7 +445,6 @@ export const adminEnUS: Messages<typeof adminZhCN> = {
       EnableSafe: 'Enable content safety checks',
       SafeToolName: 'Safety check tool',
       SafeKeyWords: 'Blocked words (one per line)',
-      AudioTokenJson: 'Audio token ratios per model (JSON)',
       ServeUnpricedModels: 'Serve models without a price',
       UnpricedModelInput: 'Input multiplier of unpriced models',
       UnpricedModelOutput: 'Output multiplier of unpriced models',

@@ -442,7 +442,6 @@ export const adminJaJP: Messages<typeof adminZhCN> = {
       EnableSafe: 'コンテンツの安全確認を有効にする',
       SafeToolName: '安全確認ツール',
       SafeKeyWords: '禁止語（1 行に 1 つ）',
-      AudioTokenJson: 'モデル別の音声トークン倍率（JSON）',
       ServeUnpricedModels: '価格のないモデルも提供',
       UnpricedModelInput: '価格のないモデルの入力倍率',
       UnpricedModelOutput: '価格のないモデルの出力倍率',

@@ -437,7 +437,6 @@ export const adminZhCN = {
       EnableSafe: '启用内容安全检查',
       SafeToolName: '安全检查工具',
       SafeKeyWords: '敏感词（一行一个）',
-      AudioTokenJson: '音频 Token 倍率（JSON）',
       ServeUnpricedModels: '允许使用未定价的模型',
       UnpricedModelInput: '未定价模型的输入倍率',
       UnpricedModelOutput: '未定价模型的输出倍率',

@@ -439,7 +439,6 @@ export const adminZhHK: Messages<typeof adminZhCN> = {
       EnableSafe: '啟用內容安全檢查',
       SafeToolName: '安全檢查工具',
       SafeKeyWords: '敏感詞（一行一個）',
-      AudioTokenJson: '音訊 Token 倍率（JSON）',
       ServeUnpricedModels: '允許使用未定價的模型',
       UnpricedModelInput: '未定價模型的輸入倍率',
       UnpricedModelOutput: '未定價模型的輸出倍率',
