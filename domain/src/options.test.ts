@@ -96,7 +96,6 @@ const REFERENCE_KEYS = [
   'RechargeDiscount',
   'CFWorkerImageUrl',
   'CFWorkerImageKey',
-  'OldTokenMaxId',
   'GeminiAPIEnabled',
   'ClaudeAPIEnabled',
   'ClaudeDefaultMaxTokens',
@@ -306,9 +305,11 @@ describe('JSON options', () => {
     expect(failure('RechargeDiscount', '{"100": "0.9"}')).toMatch(/got "0.9"$/);
   });
 
-  it('AudioTokenJson is retired with a message naming what replaces it', () => {
+  it('AudioTokenJson and OldTokenMaxId are retired with a message saying why', () => {
     expect(isOptionKey('AudioTokenJson')).toBe(false);
     expect(unknownOptionMessage('AudioTokenJson')).toMatch(/input_audio_tokens/);
+    expect(isOptionKey('OldTokenMaxId')).toBe(false);
+    expect(unknownOptionMessage('OldTokenMaxId')).toMatch(/exact keyed hash/);
     expect(unknownOptionMessage('NoSuchKey')).toBe('Unknown option "NoSuchKey"');
   });
 

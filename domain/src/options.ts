@@ -357,7 +357,6 @@ export const optionDefs = {
   RechargeDiscount: json<Record<string, number>>({}, op, checkRechargeDiscount),
   CFWorkerImageUrl: httpUrl('', op),
   CFWorkerImageKey: str('', { ...op, secret: true, maxLength: 512 }),
-  OldTokenMaxId: int(0, { ...op, min: 0 }),
   GeminiAPIEnabled: bool(true, op),
   ClaudeAPIEnabled: bool(true, op),
   ClaudeDefaultMaxTokens: json<Record<string, number>>({ default: 8192 }, op, checkModelMaxTokens),
@@ -401,6 +400,8 @@ export type OptionKey = keyof typeof optionDefs;
  * is refused with this message (a stored row of one is ignored).
  */
 export const RETIRED_OPTIONS: Readonly<Record<string, string>> = {
+  OldTokenMaxId:
+    'OldTokenMaxId was removed: every key is found by an exact keyed hash of the whole key, so an imported one-hub key of either form (48 or 59 characters) works as it is, and a cut-off id would only refuse keys this gateway issued',
   AudioTokenJson:
     'AudioTokenJson was removed: audio is priced per model in the price list, with the extra ratios input_audio_tokens and output_audio_tokens',
 };

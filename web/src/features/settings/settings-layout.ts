@@ -52,7 +52,6 @@ export const SETTINGS_LAYOUT: Record<OptionSection, readonly SettingsCard[]> = {
         'ClaudeDefaultMaxTokens',
         'ClaudeBudgetTokensPercentage',
         'GeminiOpenThink',
-        'OldTokenMaxId',
       ],
     },
     {

@@ -436,7 +436,6 @@ export const adminEnUS: Messages<typeof adminZhCN> = {
       RechargeDiscount: 'Fixed-amount discounts (JSON)',
       CFWorkerImageUrl: 'Cloudflare Worker image URL',
       CFWorkerImageKey: 'Cloudflare Worker key',
-      OldTokenMaxId: 'Highest ID of old tokens',
       GeminiAPIEnabled: 'Serve the native Gemini API',
       ClaudeAPIEnabled: 'Serve the native Claude API',
       ClaudeDefaultMaxTokens: 'Claude default max tokens (JSON)',

@@ -433,7 +433,6 @@ export const adminJaJP: Messages<typeof adminZhCN> = {
       RechargeDiscount: '定額割引（JSON）',
       CFWorkerImageUrl: 'Cloudflare Worker 画像 URL',
       CFWorkerImageKey: 'Cloudflare Worker キー',
-      OldTokenMaxId: '旧トークンの最大 ID',
       GeminiAPIEnabled: 'Gemini ネイティブ API を提供',
       ClaudeAPIEnabled: 'Claude ネイティブ API を提供',
       ClaudeDefaultMaxTokens: 'Claude の既定最大トークン（JSON）',

@@ -428,7 +428,6 @@ export const adminZhCN = {
       RechargeDiscount: '固定金额折扣（JSON）',
       CFWorkerImageUrl: 'Cloudflare Worker 图片地址',
       CFWorkerImageKey: 'Cloudflare Worker 密钥',
-      OldTokenMaxId: '旧令牌的最大 ID',
       GeminiAPIEnabled: '开放 Gemini 原生接口',
       ClaudeAPIEnabled: '开放 Claude 原生接口',
       ClaudeDefaultMaxTokens: 'Claude 默认最大 Token（JSON）',

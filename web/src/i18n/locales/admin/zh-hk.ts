@@ -430,7 +430,6 @@ export const adminZhHK: Messages<typeof adminZhCN> = {
       RechargeDiscount: '固定金額折扣（JSON）',
       CFWorkerImageUrl: 'Cloudflare Worker 圖片地址',
       CFWorkerImageKey: 'Cloudflare Worker 密鑰',
-      OldTokenMaxId: '舊權杖的最大 ID',
       GeminiAPIEnabled: '開放 Gemini 原生介面',
       ClaudeAPIEnabled: '開放 Claude 原生介面',
       ClaudeDefaultMaxTokens: 'Claude 預設最大 Token（JSON）',
