@@ -10,6 +10,7 @@ import { DbSessionStore, type SessionStore } from './auth/session-store.js';
 import { HttpTurnstileVerifier, type TurnstileVerifier } from './auth/turnstile.js';
 import { KyselyLedgerStore } from './billing/kysely-ledger-store.js';
 import { Ledger } from './billing/ledger.js';
+import { QuotaReminder } from './billing/quota-reminder.js';
 import { SettlementJournal } from './billing/settlement-journal.js';
 import { SqliteWorkerLedger } from './billing/sqlite-worker-ledger.js';
 import { WriteBatcher } from './billing/write-batcher.js';
@@ -266,6 +267,14 @@ export async function composeServices(
     );
     const forward = new Http1Upstream({ fallback: upstream, turnEnd });
     closers.push(() => forward.close());
+    const mailer = overrides.mailer ?? new SmtpMailer(options);
+    const quotaReminder = new QuotaReminder(
+      database,
+      mailer,
+      () => options.current,
+      clock.nowSeconds,
+      (message, err) => warn(`${message}: ${String(err)}`),
+    );
     const relay = {
       tables,
       auth: new RelayAuthenticator(repos, secretBox, bus, clock.nowMs),
@@ -283,10 +292,12 @@ export async function composeServices(
       vertexTokens: new VertexTokenCache(),
       zhipuTokens: new ZhipuTokenCache(),
       safety: new SafeKeywordCheck(),
+      quotaReminder,
     };
     closers.push(async () => {
       await relay.testRun.settled();
       await relay.pending.idle();
+      await quotaReminder.flush().catch(() => {});
     });
 
     const statisticsRollup = new StatisticsRollup(repos.statistics, clock, (err) =>
@@ -309,7 +320,7 @@ export async function composeServices(
       bus,
       secretBox,
       passwords,
-      mailer: overrides.mailer ?? new SmtpMailer(options),
+      mailer,
       turnstile: overrides.turnstile ?? new HttpTurnstileVerifier(config.turnstileVerifyUrl),
       relay,
       jobs: { statisticsRollup },

@@ -99,7 +99,6 @@ const SERVER_WRITTEN: Record<string, string> = {
 
 /** Not finished here; each with its reason (see the report of issue #34). */
 const NOT_YET: Record<string, string> = {
-  QuotaRemindThreshold: 'the reminder mail per crossing is not built yet',
   // Not settings: a token's last use is never recorded, and there is no Telegram bot to bind.
   accessed_time: 'the last use of a token is not recorded (a write per request)',
   telegram_id: 'no Telegram bot exists to bind an account',

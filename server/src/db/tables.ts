@@ -328,7 +328,14 @@ export interface SettlementDeadLettersTable {
   log: string;
 }
 
+/** A user mailed about a balance below QuotaRemindThreshold (migration 0009); deleted when it is back above. */
+export interface QuotaRemindersTable {
+  user_id: number;
+  sent_at: number;
+}
+
 export interface Tables {
+  quota_reminders: QuotaRemindersTable;
   reserves: ReservesTable;
   settlement_dead_letters: SettlementDeadLettersTable;
   users: UsersTable;

@@ -730,7 +730,7 @@ async function charge(s: Services, x: SettleInput): Promise<unknown> {
   metadata.estimated = usage.estimated;
   if (outcome.clientAborted) metadata.client_aborted = true;
   if (outcome.upstreamFailedMidway) metadata.upstream_failed_midway = true;
-  return s.relay.ledger.settle(
+  const settled = s.relay.ledger.settle(
     x.reservation,
     breakdown.quota,
     {
@@ -754,4 +754,9 @@ async function charge(s: Services, x: SettleInput): Promise<unknown> {
     },
     { recordLog: s.options.current.LogConsumeEnabled },
   );
+  // The balance the settlement left decides whether the user is reminded to top up.
+  return settled.then((done) => {
+    s.relay.quotaReminder.settled(caller.user.id);
+    return done;
+  });
 }

@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
 import type { Ledger } from '../billing/ledger.js';
+import type { QuotaReminder } from '../billing/quota-reminder.js';
 import type { TokenBucket } from '../cache/token-bucket.js';
 import type { TokenCounter } from '../providers/token-counter.js';
 import type { VertexTokenCache } from '../providers/vertex/access-token.js';
@@ -42,4 +43,6 @@ export interface RelayServices {
   zhipuTokens: ZhipuTokenCache;
   /** The SafeKeyWords automaton, rebuilt when the option changes. */
   safety: SafeKeywordCheck;
+  /** QuotaRemindThreshold mails, from the balances settlements leave. */
+  quotaReminder: QuotaReminder;
 }
