@@ -27,6 +27,7 @@ const EXPECTED_TABLES = [
   'passkeys',
   'payments',
   'prices',
+  'quota_reminders',
   'redemptions',
   'reserves',
   'sessions',
@@ -62,6 +63,7 @@ for (const target of engineTargets()) {
           '0006_reserves',
           '0007_settlement_dead_letters',
           '0008_journal_marks',
+          '0009_quota_reminders',
         ]);
         expect(await migrateToLatest(a.db, a.dialect)).toEqual([]);
         // PostgreSQL's introspection lists every schema on the server, other test files' too.
