@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { sealApiKey } from '../../auth/api-keys.js';
 import { type FakeAnthropic, startFakeAnthropic } from '../../test/fake-anthropic.js';
 import { type FakeGemini, startFakeGemini } from '../../test/fake-gemini.js';
 import { type FakeUpstream, startFakeUpstream } from '../../test/fake-upstream.js';
@@ -220,6 +221,48 @@ describe('request settings', () => {
       await ask('gemini-2.5-flash', { reasoning_effort: 'low' });
       expect(thinkingSent()).toMatchObject({ includeThoughts: true });
       expect(Object.keys(thinkingSent() as object).length).toBeGreaterThan(1);
+    });
+  });
+
+  describe('imported one-hub keys (why OldTokenMaxId is not needed)', () => {
+    it('accepts a legacy 48-character key and a 59-character signed key, each by its exact value', async () => {
+      const legacy = `sk-${'L'.repeat(48)}`;
+      const signed = `sk-${'S'.repeat(15)}_${'h'.repeat(43)}`;
+      for (const [i, imported] of [legacy, signed].entries()) {
+        await t.s.repos.tokens.insert({
+          user_id: 2,
+          name: `imported-${i}`,
+          ...sealApiKey(t.s.secretBox, imported),
+          status: 1,
+          created_time: 0,
+          accessed_time: 0,
+          expired_time: -1,
+          remain_quota: 0,
+          unlimited_quota: 1,
+          used_quota: 0,
+          group: '',
+          models: null,
+          subnet: '',
+          deleted_at: null,
+        });
+        const res = await new OpenAI({
+          apiKey: imported,
+          baseURL: gateway,
+          maxRetries: 0,
+        }).chat.completions.create({
+          model: 'oa-plain',
+          messages: [{ role: 'user', content: 'hi' }],
+        });
+        expect(res.choices[0]?.message).toBeDefined();
+      }
+      const wrong = await new OpenAI({
+        apiKey: `${signed.slice(0, -1)}x`,
+        baseURL: gateway,
+        maxRetries: 0,
+      }).models
+        .list()
+        .catch((e: unknown) => e);
+      expect((wrong as InstanceType<typeof OpenAI.APIError>).status).toBe(401);
     });
   });
 });
