@@ -208,8 +208,8 @@ describe('request settings', () => {
       await t.s.options.update({ GeminiOpenThink: '{}' });
     });
     const thinkingSent = () =>
-      (gemini.requests.at(-1)?.json as { generationConfig?: { thinkingConfig?: unknown } }).generationConfig
-        ?.thinkingConfig;
+      (gemini.requests.at(-1)?.json as { generationConfig?: { thinkingConfig?: unknown } } | undefined)
+        ?.generationConfig?.thinkingConfig;
 
     it('asks a listed Gemini model for its thoughts, and only a listed one', async () => {
       await ask('gemini-2.5-flash');
