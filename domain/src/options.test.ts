@@ -11,6 +11,7 @@ import {
   optionDefs,
   optionSections,
   parseOption,
+  unknownOptionMessage,
   unmetRequirements,
 } from './options.js';
 
@@ -95,7 +96,6 @@ const REFERENCE_KEYS = [
   'RechargeDiscount',
   'CFWorkerImageUrl',
   'CFWorkerImageKey',
-  'OldTokenMaxId',
   'GeminiAPIEnabled',
   'ClaudeAPIEnabled',
   'ClaudeDefaultMaxTokens',
@@ -104,7 +104,6 @@ const REFERENCE_KEYS = [
   'EnableSafe',
   'SafeToolName',
   'SafeKeyWords',
-  'AudioTokenJson',
 ];
 const ADDED_KEYS = [
   'LarkClientId',
@@ -306,13 +305,12 @@ describe('JSON options', () => {
     expect(failure('RechargeDiscount', '{"100": "0.9"}')).toMatch(/got "0.9"$/);
   });
 
-  it('AudioTokenJson: model → {input?, output?} of non-negative numbers', () => {
-    expect(value('AudioTokenJson', '{"m": {"input": 2}, "n": {}}')).toEqual({ m: { input: 2 }, n: {} });
-    expect(failure('AudioTokenJson', '{"m": {"input": -1}}')).toBe(
-      'AudioTokenJson "m".input must be a number of at least 0, got -1',
-    );
-    expect(failure('AudioTokenJson', '{"m": {"audio": 1}}')).toMatch(/unknown field "audio"/);
-    expect(failure('AudioTokenJson', '{"m": 3}')).toMatch(/entry "m" must be an object/);
+  it('AudioTokenJson and OldTokenMaxId are retired with a message saying why', () => {
+    expect(isOptionKey('AudioTokenJson')).toBe(false);
+    expect(unknownOptionMessage('AudioTokenJson')).toMatch(/input_audio_tokens/);
+    expect(isOptionKey('OldTokenMaxId')).toBe(false);
+    expect(unknownOptionMessage('OldTokenMaxId')).toMatch(/exact keyed hash/);
+    expect(unknownOptionMessage('NoSuchKey')).toBe('Unknown option "NoSuchKey"');
   });
 
   it('GeminiOpenThink: model → boolean', () => {

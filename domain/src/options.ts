@@ -189,11 +189,6 @@ export const DEFAULT_CHAT_LINKS: readonly Readonly<ChatLink>[] = [
   { name: 'OpenCat', url: 'opencat://team/join?domain={server}&token=sk-{key}', show: false, sort: 4 },
 ];
 
-export interface AudioTokenRatio {
-  input?: number;
-  output?: number;
-}
-
 // Reference §4.4: upstream error texts that mean the account itself is unusable.
 export const DEFAULT_DISABLE_CHANNEL_KEYWORDS: readonly string[] = [
   'Your credit balance is too low',
@@ -254,26 +249,6 @@ function checkRechargeDiscount(parsed: unknown): Record<string, number> {
   return out;
 }
 
-function checkAudioTokens(parsed: unknown): Record<string, AudioTokenRatio> {
-  if (!isPlainObject(parsed))
-    throw new Error('must be a JSON object like {"model": {"input": 16, "output": 8}}');
-  const out: Record<string, AudioTokenRatio> = {};
-  for (const [model, entry] of Object.entries(parsed)) {
-    if (!isPlainObject(entry))
-      throw new Error(`entry "${model}" must be an object with "input" and/or "output"`);
-    const ratio: AudioTokenRatio = {};
-    for (const [side, v] of Object.entries(entry)) {
-      if (side !== 'input' && side !== 'output')
-        throw new Error(`entry "${model}" has unknown field "${side}" (only "input" and "output")`);
-      if (typeof v !== 'number' || !Number.isFinite(v) || v < 0)
-        throw new Error(`"${model}".${side} must be a number of at least 0, got ${describeValue(v)}`);
-      ratio[side] = v;
-    }
-    out[model] = ratio;
-  }
-  return out;
-}
-
 function checkModelBooleans(parsed: unknown): Record<string, boolean> {
   if (!isPlainObject(parsed)) throw new Error('must be a JSON object like {"model": true}');
   const out: Record<string, boolean> = {};
@@ -302,13 +277,6 @@ const httpUrl = (value: string, o: Common) =>
   str(value, { ...o, maxLength: 2048, pattern: HTTP_URL, patternMessage: URL_MESSAGE });
 
 const DOMAIN_LIST = /^\s*[a-z0-9-]+(\.[a-z0-9-]+)+\s*(,\s*[a-z0-9-]+(\.[a-z0-9-]+)+\s*)*$/i;
-
-// Audio ratios are multipliers of the model's text prices (audio $ per 1M / text $ per 1M).
-const DEFAULT_AUDIO_TOKENS: Record<string, AudioTokenRatio> = {
-  'gpt-4o-audio-preview': { input: 16, output: 8 },
-  'gpt-4o-realtime-preview': { input: 8, output: 4 },
-  'gpt-realtime': { input: 8, output: 4 },
-};
 
 const sys = { section: 'system' } as const;
 const op = { section: 'operation' } as const;
@@ -389,17 +357,21 @@ export const optionDefs = {
   RechargeDiscount: json<Record<string, number>>({}, op, checkRechargeDiscount),
   CFWorkerImageUrl: httpUrl('', op),
   CFWorkerImageKey: str('', { ...op, secret: true, maxLength: 512 }),
-  OldTokenMaxId: int(0, { ...op, min: 0 }),
   GeminiAPIEnabled: bool(true, op),
   ClaudeAPIEnabled: bool(true, op),
   ClaudeDefaultMaxTokens: json<Record<string, number>>({ default: 8192 }, op, checkModelMaxTokens),
   ClaudeBudgetTokensPercentage: float(0.8, { ...op, moreThan: 0, lessThan: 1 }),
   GeminiOpenThink: json<Record<string, boolean>>({}, op, checkModelBooleans),
   EnableSafe: bool(false, op),
-  SafeToolName: str('Keyword', { ...op, maxLength: 64 }),
+  // The content check applied when EnableSafe is on; the keyword list is the only one there is.
+  SafeToolName: str('Keyword', {
+    ...op,
+    maxLength: 64,
+    pattern: /^Keyword$/,
+    patternMessage: 'must be "Keyword" (the keyword list is the only content check)',
+  }),
   // The reference ships a built-in word list; we ship none and let the operator fill it in.
   SafeKeyWords: text('', { ...op, maxLength: 100_000 }),
-  AudioTokenJson: json<Record<string, AudioTokenRatio>>(DEFAULT_AUDIO_TOKENS, op, checkAudioTokens),
   // Reference §16.5 serves unknown models at 30/30; we refuse them unless the operator opts in.
   ServeUnpricedModels: bool(false, op),
   UnpricedModelInput: float(30, { ...op, min: 0 }),
@@ -422,6 +394,22 @@ export const optionDefs = {
 } as const;
 
 export type OptionKey = keyof typeof optionDefs;
+
+/**
+ * Keys one-hub had that this gateway does not store, with what to use instead: a PUT naming one
+ * is refused with this message (a stored row of one is ignored).
+ */
+export const RETIRED_OPTIONS: Readonly<Record<string, string>> = {
+  OldTokenMaxId:
+    'OldTokenMaxId was removed: every key is found by an exact keyed hash of the whole key, so an imported one-hub key of either form (48 or 59 characters) works as it is, and a cut-off id would only refuse keys this gateway issued',
+  AudioTokenJson:
+    'AudioTokenJson was removed: audio is priced per model in the price list, with the extra ratios input_audio_tokens and output_audio_tokens',
+};
+
+/** Why `key` is refused: retired (with what replaces it) or unknown. */
+export function unknownOptionMessage(key: string): string {
+  return Object.hasOwn(RETIRED_OPTIONS, key) ? RETIRED_OPTIONS[key]! : `Unknown option "${key}"`;
+}
 export type OptionValues = {
   -readonly [K in OptionKey]: (typeof optionDefs)[K] extends OptionDef<infer T> ? T : never;
 };

@@ -10,6 +10,7 @@ import { DbSessionStore, type SessionStore } from './auth/session-store.js';
 import { HttpTurnstileVerifier, type TurnstileVerifier } from './auth/turnstile.js';
 import { KyselyLedgerStore } from './billing/kysely-ledger-store.js';
 import { Ledger } from './billing/ledger.js';
+import { QuotaReminder } from './billing/quota-reminder.js';
 import { SettlementJournal } from './billing/settlement-journal.js';
 import { SqliteWorkerLedger } from './billing/sqlite-worker-ledger.js';
 import { WriteBatcher } from './billing/write-batcher.js';
@@ -72,6 +73,7 @@ import { channelAccess } from './relay/channel-transports.js';
 import { Http1Upstream } from './relay/http1-upstream.js';
 import { InFlight } from './relay/in-flight.js';
 import { RelayTables } from './relay/relay-tables.js';
+import { SafeKeywordCheck } from './relay/request-policies/safe-keywords.js';
 import {
   type ChannelHealth,
   MemoryChannelHealth,
@@ -305,13 +307,21 @@ export async function composeServices(
     );
     const forward = new Http1Upstream({ fallback: upstream, turnEnd, policy });
     closers.push(() => forward.close());
+    const mailer = overrides.mailer ?? new SmtpMailer(options);
+    const quotaReminder = new QuotaReminder(
+      database,
+      mailer,
+      () => options.current,
+      clock.nowSeconds,
+      (message, err) => warn(`${message}: ${String(err)}`),
+    );
     const relay = {
       tables,
       auth: new RelayAuthenticator(repos, secretBox, bus, clock.nowMs),
       selector: new ChannelSelector(() => tables.routing, health),
       health,
       ledger,
-      counter: new TokenCounter(),
+      counter: new TokenCounter(() => options.current.ApproximateTokenEnabled),
       bucket,
       access: new ChannelAccessCache((channel) => channelAccess(services, channel)),
       upstream,
@@ -322,10 +332,13 @@ export async function composeServices(
       testRun: new ChannelTestRun(() => services),
       vertexTokens: new VertexTokenCache(),
       zhipuTokens: new ZhipuTokenCache(),
+      safety: new SafeKeywordCheck(),
+      quotaReminder,
     };
     closers.push(async () => {
       await relay.testRun.settled();
       await relay.pending.idle();
+      await quotaReminder.flush().catch(() => {});
     });
 
     const statisticsRollup = new StatisticsRollup(repos.statistics, clock, (err) =>
@@ -385,7 +398,7 @@ export async function composeServices(
       bus,
       secretBox,
       passwords,
-      mailer: overrides.mailer ?? new SmtpMailer(options),
+      mailer,
       turnstile: overrides.turnstile ?? new HttpTurnstileVerifier(config.turnstileVerifyUrl),
       relay,
       jobs: { statisticsRollup },

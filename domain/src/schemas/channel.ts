@@ -85,7 +85,52 @@ function jsonObject<T extends z.ZodType>(values: T, what: string, shape: string)
 export const modelMapping = jsonObject(stringMap, 'Model mapping', 'a JSON object of strings');
 /** Extra request headers sent upstream. */
 export const modelHeaders = jsonObject(stringMap, 'Model headers', 'a JSON object of strings');
-export const customParameter = jsonObject(anyMap, 'Custom parameters', 'a JSON object');
+/** Limits of a channel's custom parameters: they are merged into every request the channel sends. */
+export const CUSTOM_PARAMETER_MAX_DEPTH = 8;
+export const CUSTOM_PARAMETER_MAX_CHARS = 16_384;
+
+function depthOf(v: unknown): number {
+  if (typeof v !== 'object' || v === null) return 0;
+  let deepest = 0;
+  for (const child of Object.values(v)) deepest = Math.max(deepest, depthOf(child));
+  return deepest + 1;
+}
+
+/** What is wrong with a custom parameter object, or undefined when nothing is. */
+export function customParameterProblem(v: Record<string, unknown>): string | undefined {
+  if (JSON.stringify(v).length > CUSTOM_PARAMETER_MAX_CHARS)
+    return `Custom parameters must be at most ${CUSTOM_PARAMETER_MAX_CHARS} characters of JSON`;
+  if (depthOf(v) > CUSTOM_PARAMETER_MAX_DEPTH)
+    return `Custom parameters must nest at most ${CUSTOM_PARAMETER_MAX_DEPTH} levels deep`;
+  for (const flag of ['overwrite', 'per_model', 'pre_add'])
+    if (flag in v && typeof v[flag] !== 'boolean')
+      return `Custom parameters: "${flag}" must be true or false`;
+  const lists = [v.remove_params];
+  if (v.per_model === true) {
+    for (const [model, sub] of Object.entries(v)) {
+      if (['overwrite', 'per_model', 'pre_add', 'remove_params', 'stream'].includes(model)) continue;
+      if (typeof sub !== 'object' || sub === null || Array.isArray(sub))
+        return `Custom parameters: with per_model, "${model}" must be an object of parameters`;
+      lists.push((sub as Record<string, unknown>).remove_params);
+    }
+  }
+  for (const list of lists) {
+    if (list !== undefined && (!Array.isArray(list) || list.some((p) => typeof p !== 'string' || p === '')))
+      return 'Custom parameters: "remove_params" must be a list of field names (dot paths)';
+  }
+  return undefined;
+}
+
+/**
+ * `overwrite` (the channel's values replace the client's), `per_model` (one object per model),
+ * `pre_add` (merged before the client's body is read and translated), `remove_params` (fields removed).
+ */
+export const customParameter = jsonObject(anyMap, 'Custom parameters', 'a JSON object').superRefine(
+  (v, ctx) => {
+    const problem = customParameterProblem(v);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  },
+);
 /** Type-specific settings keyed as in the provider catalog's fields. */
 export const channelPlugin = jsonObject(anyMap, 'Plugin settings', 'a JSON object');
 

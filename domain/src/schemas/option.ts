@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isOptionKey, type OptionKey } from '../options.js';
+import { isOptionKey, type OptionKey, unknownOptionMessage } from '../options.js';
 
 // Shape of PUT /api/option/. Values stay strings on the wire (reference §2.13); their meaning is
 // checked afterwards by parseOption, which knows each key's rules.
@@ -9,7 +9,7 @@ export const OPTION_VALUE_MAX = 100_000;
 
 const optionKey = z
   .string()
-  .refine(isOptionKey, { error: (issue) => `Unknown option "${String(issue.input)}"` })
+  .refine(isOptionKey, { error: (issue) => unknownOptionMessage(String(issue.input)) })
   .transform((k) => k as OptionKey);
 
 const optionValue = z.string().max(OPTION_VALUE_MAX, `Value must be at most ${OPTION_VALUE_MAX} characters`);
@@ -24,7 +24,7 @@ export const optionUpdateBatch = z.strictObject({
       if (keys.length === 0) ctx.addIssue({ code: 'custom', message: 'At least one option is required' });
       for (const key of keys) {
         if (!isOptionKey(key))
-          ctx.addIssue({ code: 'custom', message: `Unknown option "${key}"`, path: [key] });
+          ctx.addIssue({ code: 'custom', message: unknownOptionMessage(key), path: [key] });
       }
     })
     .transform((o) => o as Partial<Record<OptionKey, string>>),

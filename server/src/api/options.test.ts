@@ -61,6 +61,15 @@ describe('options API', () => {
     expect(unknown.statusCode).toBe(400);
   });
 
+  it('refuses the retired AudioTokenJson, saying what replaces it', async () => {
+    for (const payload of [{ key: 'AudioTokenJson', value: '{}' }, { options: { AudioTokenJson: '{}' } }]) {
+      const res = await put(payload);
+      expect(res.statusCode).toBe(400);
+      expect(res.json().message).toContain('input_audio_tokens');
+    }
+    expect((await get()).some((o) => o.key === 'AudioTokenJson')).toBe(false);
+  });
+
   it('refuses to enable a sign-in method before it is configured', async () => {
     const res = await put({ key: 'GitHubOAuthEnabled', value: 'true' });
     expect(res.statusCode).toBe(409);

@@ -348,10 +348,17 @@ export interface NodeHeartbeatsTable {
   redis: number;
 }
 
+/** A user mailed about a balance below QuotaRemindThreshold (migration 0010); deleted when it is back above. */
+export interface QuotaRemindersTable {
+  user_id: number;
+  sent_at: number;
+}
+
 export interface Tables {
   job_leases: JobLeasesTable;
   change_versions: ChangeVersionsTable;
   node_heartbeats: NodeHeartbeatsTable;
+  quota_reminders: QuotaRemindersTable;
   reserves: ReservesTable;
   settlement_dead_letters: SettlementDeadLettersTable;
   users: UsersTable;

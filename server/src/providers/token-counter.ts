@@ -23,6 +23,30 @@ export const ESTIMATING_TOKENIZER: Tokenizer = {
   count: (text) => Math.ceil(Buffer.byteLength(text, 'utf8') / ESTIMATE_BYTES_PER_TOKEN),
 };
 
+/**
+ * The count the operator chooses with ApproximateTokenEnabled instead of the BPE encoders: 0.38
+ * tokens per UTF-8 byte, the approximation one-hub applies (truncated, as its integer conversion).
+ */
+export const APPROXIMATE_TOKENIZER: Tokenizer = {
+  encoding: 'estimate',
+  count: (text) => Math.floor(Buffer.byteLength(text, 'utf8') * 0.38),
+};
+
+/** What of a prompt a channel counts (its pre_cost): everything, everything but images, or nothing. */
+export interface PromptCounting {
+  images: boolean;
+  none: boolean;
+}
+
+export const COUNT_EVERYTHING: PromptCounting = { images: true, none: false };
+
+/** A channel's pre_cost (1 everything, 2 no images, 3 nothing) as a PromptCounting. */
+export function promptCountingOf(preCost: number): PromptCounting {
+  if (preCost === 3) return { images: false, none: true };
+  if (preCost === 2) return { images: false, none: false };
+  return COUNT_EVERYTHING;
+}
+
 /** Chat overhead as OpenAI documents it for current models ("How to count tokens with tiktoken"). */
 export const TOKENS_PER_MESSAGE = 3;
 export const TOKENS_PER_NAME = 1;
@@ -77,14 +101,14 @@ function imageTokens(part: JsonRecord): number {
 }
 
 /** Tokens of a message `content`: a string, or parts of which text and images are counted. */
-function contentTokens(tok: Tokenizer, content: unknown): number {
+function contentTokens(tok: Tokenizer, content: unknown, images: boolean): number {
   if (typeof content === 'string') return textTokens(tok, content);
   if (!Array.isArray(content)) return 0;
   let n = 0;
   for (const part of content) {
     if (typeof part === 'string') n += textTokens(tok, part);
     else if (!isRecord(part)) continue;
-    else if (part.type === 'image_url' || part.type === 'input_image') n += imageTokens(part);
+    else if (part.type === 'image_url' || part.type === 'input_image') n += images ? imageTokens(part) : 0;
     else n += textTokens(tok, part.text);
   }
   return n;
@@ -105,14 +129,14 @@ function callTokens(tok: Tokenizer, calls: unknown): number {
  * text, name, tool_call_id, ...), 1 more per `name`, 3 for the reply priming. Content parts count
  * their text and images by IMAGE_TOKENS; audio and file parts are not estimated.
  */
-export function countChatMessages(tok: Tokenizer, messages: unknown): number {
+export function countChatMessages(tok: Tokenizer, messages: unknown, images = true): number {
   if (!Array.isArray(messages)) return 0;
   let n = 0;
   for (const m of messages) {
     if (!isRecord(m)) continue;
     n += TOKENS_PER_MESSAGE;
     for (const [key, value] of Object.entries(m)) {
-      if (key === 'content') n += contentTokens(tok, value);
+      if (key === 'content') n += contentTokens(tok, value, images);
       else if (key === 'tool_calls') n += callTokens(tok, value);
       else if (key === 'function_call' && isRecord(value)) {
         n += textTokens(tok, value.name) + textTokens(tok, value.arguments);
@@ -138,9 +162,16 @@ export function countTools(tok: Tokenizer, tools: unknown): number {
   return n;
 }
 
-/** Prompt tokens of a chat/completions request body: its messages and tools. */
-export function countChatRequest(tok: Tokenizer, body: JsonRecord): number {
-  return countChatMessages(tok, body.messages) + countTools(tok, body.tools ?? body.functions);
+/** Prompt tokens of a chat/completions request body: its messages and tools, as `counting` says. */
+export function countChatRequest(
+  tok: Tokenizer,
+  body: JsonRecord,
+  counting: PromptCounting = COUNT_EVERYTHING,
+): number {
+  if (counting.none) return 0;
+  return (
+    countChatMessages(tok, body.messages, counting.images) + countTools(tok, body.tools ?? body.functions)
+  );
 }
 
 /**
@@ -182,7 +213,16 @@ export class TokenCounter {
   private readonly loading = new Map<EncodingName, Promise<Tokenizer>>();
   private readonly loaded = new Map<EncodingName, Tokenizer>();
 
+  /** `approximate`: read at each count, so the option takes effect without a restart. */
+  constructor(private readonly approximate: () => boolean = () => false) {}
+
+  /** The cheap count for the reserve: the operator's approximation when chosen, else the estimate. */
+  estimator(): Tokenizer {
+    return this.approximate() ? APPROXIMATE_TOKENIZER : ESTIMATING_TOKENIZER;
+  }
+
   tokenizer(model: string): Promise<Tokenizer> {
+    if (this.approximate()) return Promise.resolve(APPROXIMATE_TOKENIZER);
     const encoding = encodingForModel(model);
     let t = this.loading.get(encoding);
     if (!t) {
@@ -205,11 +245,7 @@ export class TokenCounter {
    * turn its reply ends is journaled before the reply's last byte leaves.
    */
   ready(model: string): Tokenizer | undefined {
+    if (this.approximate()) return APPROXIMATE_TOKENIZER;
     return this.loaded.get(encodingForModel(model));
-  }
-
-  /** Loads every encoding (main.ts waits for it before listening, so `ready` always answers). */
-  async warmUp(): Promise<void> {
-    await Promise.all(['gpt-4o', 'gpt-4'].map((model) => this.tokenizer(model)));
   }
 }

@@ -10,7 +10,7 @@ import {
   REASONING_EFFORT_CHANNEL_TYPES,
   UnsupportedEndpointError,
 } from '../providers/openai/request.js';
-import { countChatRequest, ESTIMATING_TOKENIZER } from '../providers/token-counter.js';
+import { countChatRequest } from '../providers/token-counter.js';
 import {
   AnthropicToOpenAiStream,
   anthropicToOpenAiRequest,
@@ -61,6 +61,9 @@ import {
   reframed,
   translatedStream,
 } from './reply-streams.js';
+import { mergeCustomParameter } from './request-policies/custom-parameter.js';
+import { withOpenThink } from './request-policies/gemini-open-think.js';
+import { chatPromptTexts, refusedPrompt } from './request-policies/safe-keywords.js';
 
 type Json = Record<string, unknown>;
 
@@ -347,10 +350,11 @@ function readErrors(s: Services, transport: ChatTransport, channel: ChannelAcces
 
 async function prepare(
   s: Services,
-  inb: Inbound,
+  inbound: Inbound,
   selection: ReplyContext['selection'],
   channel: Parameters<RelayCall['prepare']>[1],
 ): Promise<Exchange> {
+  let inb = inbound;
   const entry = transportFor(channel.type);
   const transport = entry?.chat;
   if (!entry || !transport) {
@@ -360,8 +364,12 @@ async function prepare(
   }
   const model = selection.upstreamModel;
   const target = transport.dialect(model);
+  const custom = selection.channel.customParameter;
+  // pre_add: the channel's values join the client's body before it is read and translated.
+  if (custom?.preAdd) inb = withBody(inb, mergeCustomParameter(inb.value, custom, inb.model));
   try {
     if (inb.dialect === 'responses' && target === 'openai' && entry.openAi && servesResponses(channel.type)) {
+      if (custom && !custom.preAdd) inb = withBody(inb, mergeCustomParameter(inb.value, custom, model));
       const request = await entry.openAi(
         {
           channel,
@@ -381,14 +389,23 @@ async function prepare(
     const passthrough = inb.dialect === target;
     // Gemini reads images from inline bytes: the gateway fetches the image URLs (outbound/image-fetch.ts).
     const pivot = !passthrough && target === 'gemini' ? await inlineImages(s, inb.pivot) : inb.pivot;
-    const body = passthrough ? inb.value : translateChatRequest(s, target, pivot, model, channel);
+    let body = passthrough ? inb.value : translateChatRequest(s, target, pivot, model, channel);
+    const thinking =
+      target === 'gemini' ? withOpenThink(body, model, s.options.current.GeminiOpenThink) : body;
+    const rewritten = thinking !== body;
+    body = thinking;
+    // Otherwise merged into the body in the upstream's dialect; the client's bytes pass untouched
+    // only through channels without custom parameters.
+    const merged = custom && !custom.preAdd;
+    if (merged) body = mergeCustomParameter(body, custom, model);
     const request = await transport.build(
       {
         channel,
         upstreamModel: model,
-        body: passthrough
-          ? { kind: 'json', raw: inb.raw, value: inb.value }
-          : { kind: 'object', value: body },
+        body:
+          passthrough && !merged && !rewritten && !custom?.preAdd
+            ? { kind: 'json', raw: inb.raw, value: inb.value }
+            : { kind: 'object', value: body },
         stream: inb.stream,
         clientHeaders: passthrough ? inb.clientHeaders : {},
       },
@@ -406,6 +423,12 @@ async function prepare(
     }
     throw err;
   }
+}
+
+/** The inbound request with another body (the channel's pre_add parameters merged). */
+function withBody(inb: Inbound, value: Json): Inbound {
+  const raw = Buffer.from(JSON.stringify(value));
+  return { ...inb, raw, value, pivot: toPivot(inb.dialect, value, inb.model, inb.stream) };
 }
 
 function readInbound(dialect: InboundDialect, req: RelayRequest, route: ChatRoute): Inbound {
@@ -438,6 +461,8 @@ export async function relayChat(
   checkEnabled(s, dialect);
   return runRelay(s, inboundKey(dialect, req), req, reply, async () => {
     const inb = readInbound(dialect, req, route);
+    const refused = refusedPrompt(s.relay.safety, s.options.current, () => chatPromptTexts(inb.pivot));
+    if (refused) throw relayErrors.promptRefused(refused.rule, refused.keyword);
     const call: RelayCall = {
       model: inb.model,
       maxTokens: numberField(inb.pivot, 'max_tokens', 'max_completion_tokens'),
@@ -446,8 +471,9 @@ export async function relayChat(
       retryable: true,
       isStream: inb.stream,
       estimateOutput: true,
-      estimatePrompt: () => countChatRequest(ESTIMATING_TOKENIZER, inb.pivot),
-      countPrompt: async () => countChatRequest(await s.relay.counter.tokenizer(inb.model), inb.pivot),
+      estimatePrompt: (counting) => countChatRequest(s.relay.counter.estimator(), inb.pivot, counting),
+      countPrompt: async (counting) =>
+        countChatRequest(await s.relay.counter.tokenizer(inb.model), inb.pivot, counting),
       unservedBy: (type) =>
         transportFor(type)?.chat
           ? undefined

@@ -6,11 +6,12 @@ import { jsonCompletionText, readJsonUsage } from '../providers/openai/json-mete
 import { multipartBoundary } from '../providers/openai/multipart-field.js';
 import {
   ChannelConfigError,
+  type InboundBody,
   type OpenAiEndpoint,
   UnsupportedEndpointError,
   type UpstreamRequest,
 } from '../providers/openai/request.js';
-import { countInput, ESTIMATING_TOKENIZER, type Tokenizer } from '../providers/token-counter.js';
+import { countInput, type Tokenizer } from '../providers/token-counter.js';
 import { TranslationError } from '../providers/translate/translation-error.js';
 import type { Services } from '../services.js';
 import {
@@ -38,6 +39,8 @@ import {
   runRelay,
 } from './relay-pipeline.js';
 import { clientWantsUsage, openAiPassthrough } from './reply-streams.js';
+import { mergeCustomParameter } from './request-policies/custom-parameter.js';
+import { refusedPrompt } from './request-policies/safe-keywords.js';
 
 // OpenAI's endpoints other than chat (embeddings, moderations, images, audio, completions,
 // rerank): the client's request goes to an OpenAI-protocol channel as it was written, but for the
@@ -204,6 +207,12 @@ export async function relayOpenAi(
     const model = inbound.kind === 'json' ? fields.model : inbound.model;
     if (typeof model !== 'string' || model.trim() === '')
       throw relayErrors.badRequest('model is required', 'model');
+    if (endpoint === 'completions') {
+      const prompt = fields.prompt;
+      const texts = () => (Array.isArray(prompt) ? prompt : [prompt]).filter((p) => typeof p === 'string');
+      const refused = refusedPrompt(s.relay.safety, s.options.current, texts);
+      if (refused) throw relayErrors.promptRefused(refused.rule, refused.keyword);
+    }
     const stream = fields.stream === true && endpoint === 'completions';
     const call: RelayCall = {
       model,
@@ -213,7 +222,8 @@ export async function relayOpenAi(
       retryable: inbound.kind === 'json',
       isStream: stream,
       estimateOutput: endpoint !== 'audio/speech',
-      estimatePrompt: () => promptTokensBy(ESTIMATING_TOKENIZER, endpoint, fields),
+      // A channel's pre_cost is about chat messages (their images); other endpoints count their input.
+      estimatePrompt: () => promptTokensBy(s.relay.counter.estimator(), endpoint, fields),
       countPrompt: async () => promptTokensBy(await s.relay.counter.tokenizer(model), endpoint, fields),
       unservedBy: (type) =>
         servesOpenAiEndpoint(type, endpoint)
@@ -225,21 +235,29 @@ export async function relayOpenAi(
         if (!transport || !build || !servesOpenAiEndpoint(channel.type, endpoint))
           throw new ChannelUnusable(`channel type ${channel.type} does not serve /v1/${endpoint}`);
         let request: UpstreamRequest;
+        // The channel's custom parameters join JSON bodies (pre_add or not: these are read as sent).
+        const custom = selection.channel.customParameter;
+        let body: InboundBody;
+        if (inbound.kind === 'json') {
+          const value = custom
+            ? mergeCustomParameter(inbound.value, custom, custom.preAdd ? model : selection.upstreamModel)
+            : inbound.value;
+          body = { kind: 'json', raw: custom ? Buffer.from(JSON.stringify(value)) : inbound.raw, value };
+        } else {
+          body = {
+            kind: 'multipart',
+            contentType: inbound.contentType,
+            body: inbound.body,
+            model: inbound.model,
+          };
+        }
         try {
           request = await build(
             {
               channel,
               endpoint,
               upstreamModel: selection.upstreamModel,
-              body:
-                inbound.kind === 'json'
-                  ? { kind: 'json', raw: inbound.raw, value: inbound.value }
-                  : {
-                      kind: 'multipart',
-                      contentType: inbound.contentType,
-                      body: inbound.body,
-                      model: inbound.model,
-                    },
+              body,
             },
             s,
           );

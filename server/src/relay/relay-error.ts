@@ -70,6 +70,15 @@ export const relayErrors = {
     ),
   bodyTooLarge: () =>
     new RelayError(413, 'invalid_request_error', 'request_too_large', 'The request body is too large'),
+  /** A prompt refused by the content check `rule` (SafeToolName) for holding `keyword`. */
+  promptRefused: (rule: string, keyword: string) =>
+    new RelayError(
+      400,
+      'invalid_request_error',
+      'prompt_refused',
+      `The prompt was refused by the ${rule} content check: it contains "${keyword}"`,
+      'messages',
+    ),
   badRequest: (message: string, param: string | null = null) =>
     new RelayError(400, 'invalid_request_error', 'invalid_request', message, param),
   unpriced: (model: string) =>

@@ -10,7 +10,12 @@ import { emptyUsage, type Usage } from '../billing/usage.js';
 import { hasUnstorableText } from '../db/storable-text.js';
 import type { UpstreamError } from '../providers/openai/errors.js';
 import type { UpstreamRequest } from '../providers/openai/request.js';
-import { countText, type Tokenizer } from '../providers/token-counter.js';
+import {
+  countText,
+  type PromptCounting,
+  promptCountingOf,
+  type Tokenizer,
+} from '../providers/token-counter.js';
 import { isMeaningfulUsage } from '../providers/usage.js';
 import type { Services } from '../services.js';
 import {
@@ -56,9 +61,9 @@ export interface RelayCall {
   retryable: boolean;
   isStream: boolean;
   /** Prompt tokens as the reserve assumes them: a cheap estimate, counted before sending. */
-  estimatePrompt(): number;
+  estimatePrompt(counting: PromptCounting): number;
   /** Prompt tokens counted by the model's tokenizer: the usage when the upstream reports none. */
-  countPrompt(): Promise<number>;
+  countPrompt(counting: PromptCounting): Promise<number>;
   /** The reply's output is counted locally when the upstream reports none (not for speech). */
   estimateOutput: boolean;
   /**
@@ -453,20 +458,14 @@ async function relayCall(
 
   const requestedPrice = priceOf(s, model);
   if (!requestedPrice) throw relayErrors.unpriced(model);
-  let counted: Promise<number> | undefined;
-  let countedNow: number | undefined;
-  const promptTokens = () => {
-    counted ??= call.countPrompt().then((n) => {
-      countedNow = n;
-      return n;
-    });
-    return counted;
-  };
+  // The first channel is chosen before the reserve: its pre_cost says how the prompt is counted.
+  const first = await selectChannel(s, call, caller, new Set());
+  if (!first) throw relayErrors.noChannel(caller.group.symbol, model);
   const o = s.options.current;
   const amount = reserveAmount({
     price: requestedPrice,
     groupRatio: caller.group.ratio,
-    promptTokens: call.estimatePrompt(),
+    promptTokens: call.estimatePrompt(promptCountingOf(first.channel.preCost)),
     maxTokens: call.maxTokens,
     n: call.n,
     preConsumedQuota: o.PreConsumedQuota,
@@ -494,7 +493,7 @@ async function relayCall(
   res.once('close', onClose);
   let attempt: Attempt;
   try {
-    attempt = await sendWithRetries(s, call, caller, startedMs, req.log, cancel);
+    attempt = await sendWithRetries(s, call, caller, startedMs, req.log, cancel, first);
   } catch (err) {
     await r.ledger.release(reservation);
     throw err;
@@ -502,6 +501,16 @@ async function relayCall(
     res.off('close', onClose);
   }
 
+  // Counted as the channel that answered counts prompts.
+  let counted: Promise<number> | undefined;
+  let countedNow: number | undefined;
+  const promptTokens = () => {
+    counted ??= call.countPrompt(promptCountingOf(attempt.selection.channel.preCost)).then((n) => {
+      countedNow = n;
+      return n;
+    });
+    return counted;
+  };
   // From here the reply belongs to the client; settlement follows whatever happens to it.
   let outcome: RelayOutcome;
   try {
@@ -548,6 +557,7 @@ async function sendWithRetries(
   startedMs: number,
   log: FastifyBaseLogger,
   cancel: CallCancel,
+  first: Selection,
 ): Promise<Attempt> {
   const r = s.relay;
   const o = s.options.current;
@@ -556,16 +566,10 @@ async function sendWithRetries(
   const tried = new Set<number>();
   const canRetry = call.retryable && caller.pinChannelId === undefined;
   let lastError: RelayError | undefined;
+  let next: Selection | undefined = first;
   for (;;) {
-    const selection = await r.selector.select({
-      group: caller.group.symbol,
-      model,
-      exclude: tried,
-      needsTools: call.needsTools,
-      pinnedChannelId: caller.pinChannelId,
-      excludedChannelId: caller.excludeChannelId,
-      now: s.clock.nowMs(),
-    });
+    const selection = next ?? (await selectChannel(s, call, caller, tried));
+    next = undefined;
     if (!selection) throw lastError ?? relayErrors.noChannel(caller.group.symbol, model);
     tried.add(selection.channel.id);
     const unserved = call.unservedBy(selection.channel.type);
@@ -685,6 +689,23 @@ async function sendWithRetries(
     lastError = clientErrorFor(upstreamError);
     if (!decision.retry || !canRetry || !budget.check(s.clock.nowMs()).ok) throw lastError;
   }
+}
+
+function selectChannel(
+  s: Services,
+  call: RelayCall,
+  caller: RelayCaller,
+  exclude: Set<number>,
+): Promise<Selection | undefined> {
+  return s.relay.selector.select({
+    group: caller.group.symbol,
+    model: call.model,
+    exclude,
+    needsTools: call.needsTools,
+    pinnedChannelId: caller.pinChannelId,
+    excludedChannelId: caller.excludeChannelId,
+    now: s.clock.nowMs(),
+  });
 }
 
 function disableChannel(s: Services, log: FastifyBaseLogger, channelId: number, reason: string) {
@@ -814,7 +835,7 @@ function bill(s: Services, x: SettleInput, usage: Usage): Promise<unknown> {
       channel: attempt.selection.channel.id,
     });
   }
-  return s.relay.ledger.settle(
+  const settled = s.relay.ledger.settle(
     x.reservation,
     breakdown.quota,
     {
@@ -838,4 +859,9 @@ function bill(s: Services, x: SettleInput, usage: Usage): Promise<unknown> {
     },
     { recordLog: s.options.current.LogConsumeEnabled },
   );
+  // The balance the settlement left decides whether the user is reminded to top up.
+  return settled.then((done) => {
+    s.relay.quotaReminder.settled(caller.user.id);
+    return done;
+  });
 }

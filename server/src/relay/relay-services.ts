@@ -1,4 +1,5 @@
 import type { Ledger } from '../billing/ledger.js';
+import type { QuotaReminder } from '../billing/quota-reminder.js';
 import type { TokenBucket } from '../cache/token-bucket.js';
 import type { ImageFetcher } from '../outbound/image-fetch.js';
 import type { OutboundAgent } from '../outbound/outbound-agent.js';
@@ -9,6 +10,7 @@ import type { ChannelAccessCache } from './channel-access-cache.js';
 import type { ChannelTestRun } from './channel-tester.js';
 import type { InFlight } from './in-flight.js';
 import type { RelayTables } from './relay-tables.js';
+import type { SafeKeywordCheck } from './request-policies/safe-keywords.js';
 import type { ChannelHealth } from './routing/channel-health.js';
 import type { ChannelSelector } from './routing/channel-selector.js';
 import type { RelayAuthenticator } from './token-auth.js';
@@ -45,4 +47,8 @@ export interface RelayServices {
   vertexTokens: VertexTokenCache;
   /** Zhipu signed tokens per key. */
   zhipuTokens: ZhipuTokenCache;
+  /** The SafeKeyWords automaton, rebuilt when the option changes. */
+  safety: SafeKeywordCheck;
+  /** QuotaRemindThreshold mails, from the balances settlements leave. */
+  quotaReminder: QuotaReminder;
 }

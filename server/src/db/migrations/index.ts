@@ -10,6 +10,7 @@ import { reservesMigration } from './0006-reserves.js';
 import { settlementDeadLettersMigration } from './0007-settlement-dead-letters.js';
 import { journalMarksMigration } from './0008-journal-marks.js';
 import { nodeCoordinationMigration } from './0009-node-coordination.js';
+import { quotaRemindersMigration } from './0010-quota-reminders.js';
 
 /** The static, ordered list of migrations. Names sort in the order they run. */
 export function migrations(dialect: DialectName): Record<string, Migration> {
@@ -23,6 +24,7 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0007_settlement_dead_letters': settlementDeadLettersMigration(dialect),
     '0008_journal_marks': journalMarksMigration(dialect),
     '0009_node_coordination': nodeCoordinationMigration(dialect),
+    '0010_quota_reminders': quotaRemindersMigration(dialect),
   };
 }
 

@@ -30,6 +30,7 @@ const EXPECTED_TABLES = [
   'passkeys',
   'payments',
   'prices',
+  'quota_reminders',
   'redemptions',
   'reserves',
   'sessions',
@@ -66,6 +67,7 @@ for (const target of engineTargets()) {
           '0007_settlement_dead_letters',
           '0008_journal_marks',
           '0009_node_coordination',
+          '0010_quota_reminders',
         ]);
         expect(await migrateToLatest(a.db, a.dialect)).toEqual([]);
         // PostgreSQL's introspection lists every schema on the server, other test files' too.

@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { ChannelsTable } from '../../db/tables.js';
 import { HTTP_TOKEN } from '../../http/header-syntax.js';
+import { type CustomParameter, parseCustomParameter } from '../request-policies/custom-parameter.js';
 
 export type ChannelRow = Selectable<ChannelsTable>;
 
@@ -36,8 +37,8 @@ export interface RoutableChannel {
   readonly proxy: string;
   readonly testModel: string;
   readonly preCost: number;
-  /** Raw JSON text: the adapters own its meaning. */
-  readonly customParameter: string;
+  /** Parameters merged into the bodies sent to this channel; null when none. */
+  readonly customParameter: CustomParameter | null;
   /** Raw JSON text: the adapters own its meaning. */
   readonly plugin: string;
   readonly tag: string;
@@ -142,6 +143,15 @@ function finiteOr(value: unknown, fallback: number): number {
   return Number.isFinite(n) ? n : fallback;
 }
 
+function readCustomParameter(text: string, problems: string[]): CustomParameter | null {
+  try {
+    return parseCustomParameter(text);
+  } catch {
+    problems.push('custom_parameter is not a JSON object; ignored');
+    return null;
+  }
+}
+
 export function toRoutableChannel(row: ChannelRow): RoutableChannel {
   const problems: string[] = [];
   const weight = finiteOr(row.weight, 1);
@@ -163,7 +173,7 @@ export function toRoutableChannel(row: ChannelRow): RoutableChannel {
     proxy: row.proxy,
     testModel: row.test_model,
     preCost: row.pre_cost,
-    customParameter: row.custom_parameter,
+    customParameter: readCustomParameter(row.custom_parameter, problems),
     plugin: row.plugin,
     tag: row.tag,
     problems,

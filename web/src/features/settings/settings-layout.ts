@@ -47,13 +47,11 @@ export const SETTINGS_LAYOUT: Record<OptionSection, readonly SettingsCard[]> = {
         'ServeUnpricedModels',
         'UnpricedModelInput',
         'UnpricedModelOutput',
-        'AudioTokenJson',
         'GeminiAPIEnabled',
         'ClaudeAPIEnabled',
         'ClaudeDefaultMaxTokens',
         'ClaudeBudgetTokensPercentage',
         'GeminiOpenThink',
-        'OldTokenMaxId',
       ],
     },
     {
