@@ -6,6 +6,7 @@ import { cleanStrings, findUnstorable } from '../db/storable-text.js';
 import type { Services } from '../services.js';
 import { ApiError } from './api-error.js';
 import { type RouteDef, WithMessage } from './route.js';
+import { crossSiteRefusal } from './same-origin.js';
 
 const CRITICAL_WINDOW_SECONDS = 20 * 60;
 const API_WINDOW_SECONDS = 180;
@@ -62,6 +63,13 @@ export function registerRoutes(app: FastifyInstance, s: Services, routes: readon
       handler: async (req, reply) => {
         await limit(s, req, reply, r);
         const caller = await resolveCaller(s, req, r);
+        // Cookie sessions and writes only from the console's own origin (http/same-origin.ts); a
+        // refused request is never authenticated by the cookie it carried.
+        const write = r.method !== 'GET';
+        if (caller?.via !== 'access_token' && (write || caller?.via === 'session')) {
+          const refusal = crossSiteRefusal(req, { write });
+          if (refusal) throw ApiError.forbidden(refusal);
+        }
         // Values that select or filter cannot hold what the database cannot store; stored text is
         // kept without it.
         for (const [where, value] of [
