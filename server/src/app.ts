@@ -10,6 +10,7 @@ import { requestLogFields } from './http/log-serializers.js';
 import { registerRoutes } from './http/register-routes.js';
 import { requestIdOf, requestIdSource } from './http/request-ids.js';
 import { answerRouteMiss, apiFamilyOf } from './http/route-miss.js';
+import { securityHeaders } from './http/security-headers.js';
 import { HotRelay } from './relay/hot-relay.js';
 import { RELAY_POST_ROUTES, registerRelayRoutes } from './relay/relay-routes.js';
 import type { Services } from './services.js';
@@ -97,6 +98,7 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
   // Callback-style hooks: an async hook costs a promise on every relay request.
   app.addHook('onRequest', (req, reply, done) => {
     reply.header('x-request-id', req.id);
+    for (const [name, value] of securityHeaders(req.protocol)) reply.header(name, value);
     done();
   });
 
@@ -126,7 +128,12 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
   await app.register(async (scope) => {
     await registerCompression(scope);
     registerRoutes(scope, s, apiRoutes);
-    serveConsole = await registerConsole(scope, s.config.webDist ?? defaultWebDist(), s.config.basePath);
+    serveConsole = await registerConsole(
+      scope,
+      s.config.webDist ?? defaultWebDist(),
+      s.config.basePath,
+      () => s.options.current.AnalyticsCode,
+    );
   });
 
   app.setNotFoundHandler((req, reply) => {

@@ -96,18 +96,30 @@ describe('cross-site requests on the management API', () => {
       expect(res.statusCode, site).toBe(403);
     }
     // The token from the first call still works: nothing rotated it.
-    const self = await t.call({ method: 'GET', url: '/api/user/self', headers: { authorization: accessToken } });
+    const self = await t.call({
+      method: 'GET',
+      url: '/api/user/self',
+      headers: { authorization: accessToken },
+    });
     expect(self.statusCode).toBe(200);
   });
 
   it('lets a script with an access token call from anywhere', async () => {
     const accessToken = (
-      await t.call({ method: 'GET', url: '/api/user/token', headers: { cookie, 'sec-fetch-site': 'same-origin' } })
+      await t.call({
+        method: 'GET',
+        url: '/api/user/token',
+        headers: { cookie, 'sec-fetch-site': 'same-origin' },
+      })
     ).json().data as string;
     const res = await t.call({
       method: 'PUT',
       url: '/api/user/self',
-      headers: { authorization: accessToken, origin: 'https://script.example', 'sec-fetch-site': 'cross-site' },
+      headers: {
+        authorization: accessToken,
+        origin: 'https://script.example',
+        'sec-fetch-site': 'cross-site',
+      },
       payload: { display_name: 'Root' },
     });
     expect(res.statusCode).toBe(200);
@@ -121,7 +133,9 @@ describe('cross-site requests on the management API', () => {
         headers: { host: HOST, ...headers },
         payload: { username: 'root', password: ROOT_PASSWORD },
       });
-    expect((await login({ 'sec-fetch-site': 'cross-site', origin: 'https://evil.example' })).statusCode).toBe(403);
+    expect((await login({ 'sec-fetch-site': 'cross-site', origin: 'https://evil.example' })).statusCode).toBe(
+      403,
+    );
     expect((await login({ 'sec-fetch-site': 'same-origin', origin: `http://${HOST}` })).statusCode).toBe(200);
   });
 });
