@@ -73,6 +73,16 @@ const envSchema = z.object({
   GITHUB_OAUTH_URL: z.url().default('https://github.com'),
   GITHUB_API_URL: z.url().default('https://api.github.com'),
   LARK_API_URL: z.url().default('https://open.feishu.cn'),
+  HTTP_HEADERS_TIMEOUT_SECONDS: z.coerce.number().int('must be a whole number').min(1).max(3600).default(30),
+  HTTP_REQUEST_TIMEOUT_SECONDS: z.coerce
+    .number()
+    .int('must be a whole number')
+    .min(1)
+    .max(86_400)
+    .default(300),
+  HTTP_KEEP_ALIVE_SECONDS: z.coerce.number().int('must be a whole number').min(1).max(3600).default(65),
+  HTTP_IDLE_TIMEOUT_SECONDS: z.coerce.number().int('must be a whole number').min(0).max(86_400).default(120),
+  MAX_CONNECTIONS_PER_IP: z.coerce.number().int('must be a whole number').min(0).default(256),
 });
 
 export interface Config {
@@ -113,6 +123,14 @@ export interface Config {
   larkApiUrl: string;
   /** Console language for visitors who have not chosen one (site status `language`). */
   language: 'zh_CN' | 'zh_HK' | 'en_US' | 'ja_JP';
+  /** Inbound connection deadlines and the per-address cap (http/connection-guard.ts). */
+  connections: {
+    headersTimeoutMs: number;
+    requestTimeoutMs: number;
+    keepAliveTimeoutMs: number;
+    idleTimeoutMs: number;
+    maxConnectionsPerIp: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -165,6 +183,14 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     githubApiUrl: e.GITHUB_API_URL.replace(/\/+$/, ''),
     larkApiUrl: e.LARK_API_URL.replace(/\/+$/, ''),
     language: e.LANGUAGE,
+    connections: {
+      headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_SECONDS * 1000,
+      // Node refuses a request deadline shorter than the header deadline.
+      requestTimeoutMs: Math.max(e.HTTP_REQUEST_TIMEOUT_SECONDS, e.HTTP_HEADERS_TIMEOUT_SECONDS) * 1000,
+      keepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_SECONDS * 1000,
+      idleTimeoutMs: e.HTTP_IDLE_TIMEOUT_SECONDS * 1000,
+      maxConnectionsPerIp: e.MAX_CONNECTIONS_PER_IP,
+    },
   };
 }
 

@@ -176,7 +176,7 @@ export async function registerRelayRoutes(app: FastifyInstance, s: Services): Pr
     // Uploads are not buffered: the pipeline reads up to the model field and streams the rest on.
     relay.addContentTypeParser('multipart/form-data', (_req, payload, done) => done(null, payload));
 
-    relay.addHook('onRequest', (req, reply, done) => {
+    relay.addHook('onRequest', (_req, reply, done) => {
       for (const [name, value] of relayCorsHeaders()) reply.header(name, value);
       done();
     });
