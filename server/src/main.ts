@@ -4,6 +4,7 @@ import { Agent } from 'undici';
 import { buildApp } from './app.js';
 import { DbCodeStore } from './auth/db-code-store.js';
 import { FallbackSessionStore } from './auth/fallback-session-store.js';
+import { LoginBackoff } from './auth/login-backoff.js';
 import { Argon2Hasher, type PasswordHasher } from './auth/passwords.js';
 import { RedisSessionStore } from './auth/redis-session-store.js';
 import { DbSessionStore, type SessionStore } from './auth/session-store.js';
@@ -307,6 +308,7 @@ export async function composeServices(
       bus,
       secretBox,
       passwords,
+      loginBackoff: new LoginBackoff(codes, clock.nowSeconds),
       mailer: overrides.mailer ?? new SmtpMailer(options),
       turnstile: overrides.turnstile ?? new HttpTurnstileVerifier(config.turnstileVerifyUrl),
       relay,
