@@ -238,8 +238,9 @@ export async function login({
     );
   }
   const user = await s.repos.users.byLogin(body.username);
-  // An unknown name is counted and answered like an account (auth/login-backoff.ts).
-  const account = user ? `user:${user.id}` : `name:${body.username.toLowerCase()}`;
+  // Counted by the name as typed, whether or not an account has it: a count shared by an account's
+  // username and email would tell which pairs exist (auth/login-backoff.ts).
+  const account = `name:${body.username.toLowerCase()}`;
   const wait = await s.loginBackoff.waitSeconds(account);
   if (wait > 0) {
     reply.header('retry-after', String(wait));

@@ -52,7 +52,8 @@ export async function registerConsole(
     if (code !== page.code) {
       page = {
         code,
-        html: code === '' ? html : html.replace(/<\/head>/i, `${code}</head>`),
+        // A function, so `$&` or `$'` in the snippet are not read as replacement patterns.
+        html: code === '' ? html : html.replace(/<\/head>/i, () => `${code}</head>`),
         policy: consolePolicy([baseScript], snippetParts(code)),
       };
     }

@@ -11,7 +11,7 @@ import { createTestApp, ROOT_PASSWORD, type TestApp } from '../test/test-app.js'
 const ANALYTICS = [
   '<script async src="https://stats.example.com/script.js" data-website-id="abc"></script>',
   "<script>window.dataLayer=window.dataLayer||[];dataLayer.push(['config','G-TEST']);</script>",
-  '<script>fetch("https://beacon.example.net/collect")</script>',
+  '<script>fetch("https://beacon.example.net/collect"); var price = "$&" + "$\'";</script>',
 ].join('\n');
 
 const inlineScripts = (html: string) =>
