@@ -3,6 +3,7 @@ import fastifyCookie from '@fastify/cookie';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { apiRoutes } from './api/routes.js';
 import { registerCompression } from './http/compression.js';
+import { guardConnections, markReply, serverOptions } from './http/connection-guard.js';
 import { defaultWebDist, registerConsole } from './http/console.js';
 import { Drain } from './http/drain.js';
 import { installErrorHandler } from './http/error-handler.js';
@@ -11,17 +12,10 @@ import { requestLogFields } from './http/log-serializers.js';
 import { registerRoutes } from './http/register-routes.js';
 import { requestIdOf, requestIdSource } from './http/request-ids.js';
 import { answerRouteMiss, apiFamilyOf } from './http/route-miss.js';
+import { securityHeaders } from './http/security-headers.js';
 import { HotRelay } from './relay/hot-relay.js';
 import { RELAY_POST_ROUTES, registerRelayRoutes } from './relay/relay-routes.js';
 import type { Services } from './services.js';
-
-/** What Fastify sets on a server it makes itself (its defaults filled in before the factory runs). */
-interface ServerTimeouts {
-  keepAliveTimeout?: number;
-  requestTimeout?: number;
-  connectionTimeout?: number;
-  maxRequestsPerSocket?: number;
-}
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -35,19 +29,17 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
   const nextRequestId = requestIdSource();
   let hot: HotRelay | undefined;
   const drain = new Drain();
+  const limits = { ...s.config.connections, trustedProxies: s.config.trustedProxies };
   const app = Fastify({
-    // The relay's POST routes are served before Fastify sees the request (relay/hot-relay.ts); the
-    // server gets the timeouts Fastify gives the one it makes.
-    serverFactory: (handler, options) => {
-      const server = createServer((req, res) => {
+    // The relay's POST routes are served before Fastify sees the request (relay/hot-relay.ts); both
+    // share this server's timeouts and per-address cap (http/connection-guard.ts).
+    serverFactory: (handler) => {
+      const server = createServer(serverOptions(limits), (req, res) => {
         drain.mark(res);
+        markReply(req, res);
         if (!hot?.serve(req, res)) handler(req, res);
       });
-      const o = options as ServerTimeouts;
-      server.keepAliveTimeout = o.keepAliveTimeout ?? 72_000;
-      server.requestTimeout = o.requestTimeout ?? 0;
-      server.setTimeout(o.connectionTimeout ?? 0);
-      if (o.maxRequestsPerSocket) server.maxRequestsPerSocket = o.maxRequestsPerSocket;
+      guardConnections(server, limits);
       return server;
     },
     logger: {
@@ -98,6 +90,7 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
   // Callback-style hooks: an async hook costs a promise on every relay request.
   app.addHook('onRequest', (req, reply, done) => {
     reply.header('x-request-id', req.id);
+    for (const [name, value] of securityHeaders(req.protocol)) reply.header(name, value);
     done();
   });
 
@@ -141,7 +134,12 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
   await app.register(async (scope) => {
     await registerCompression(scope);
     registerRoutes(scope, s, apiRoutes);
-    serveConsole = await registerConsole(scope, s.config.webDist ?? defaultWebDist(), s.config.basePath);
+    serveConsole = await registerConsole(
+      scope,
+      s.config.webDist ?? defaultWebDist(),
+      s.config.basePath,
+      () => s.options.current.AnalyticsCode,
+    );
   });
 
   app.setNotFoundHandler((req, reply) => {

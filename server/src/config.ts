@@ -109,6 +109,16 @@ const envSchema = z.object({
   METRICS_TOKEN: z.string().trim().min(16, 'must be at least 16 characters').optional(),
   OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
   OTEL_SERVICE_NAME: z.string().trim().min(1).default('switchyard'),
+  HTTP_HEADERS_TIMEOUT_SECONDS: z.coerce.number().int('must be a whole number').min(1).max(3600).default(30),
+  HTTP_REQUEST_TIMEOUT_SECONDS: z.coerce
+    .number()
+    .int('must be a whole number')
+    .min(1)
+    .max(86_400)
+    .default(300),
+  HTTP_KEEP_ALIVE_SECONDS: z.coerce.number().int('must be a whole number').min(1).max(3600).default(65),
+  HTTP_IDLE_TIMEOUT_SECONDS: z.coerce.number().int('must be a whole number').min(0).max(86_400).default(120),
+  MAX_CONNECTIONS_PER_IP: z.coerce.number().int('must be a whole number').min(0).default(256),
 });
 
 export interface Config {
@@ -158,6 +168,14 @@ export interface Config {
   /** OTLP/HTTP collector base URL; unset = no tracing (the SDK is never loaded). */
   otlpEndpoint: string | undefined;
   otelServiceName: string;
+  /** Inbound connection deadlines and the per-address cap (http/connection-guard.ts). */
+  connections: {
+    headersTimeoutMs: number;
+    requestTimeoutMs: number;
+    keepAliveTimeoutMs: number;
+    idleTimeoutMs: number;
+    maxConnectionsPerIp: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -220,6 +238,14 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     metricsToken: e.METRICS_TOKEN,
     otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT?.replace(/\/+$/, ''),
     otelServiceName: e.OTEL_SERVICE_NAME,
+    connections: {
+      headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_SECONDS * 1000,
+      // Node refuses a request deadline shorter than the header deadline.
+      requestTimeoutMs: Math.max(e.HTTP_REQUEST_TIMEOUT_SECONDS, e.HTTP_HEADERS_TIMEOUT_SECONDS) * 1000,
+      keepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_SECONDS * 1000,
+      idleTimeoutMs: e.HTTP_IDLE_TIMEOUT_SECONDS * 1000,
+      maxConnectionsPerIp: e.MAX_CONNECTIONS_PER_IP,
+    },
   };
 }
 

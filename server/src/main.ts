@@ -4,6 +4,7 @@ import { setGlobalDispatcher } from 'undici';
 import { buildApp } from './app.js';
 import { DbCodeStore } from './auth/db-code-store.js';
 import { FallbackSessionStore } from './auth/fallback-session-store.js';
+import { LoginBackoff } from './auth/login-backoff.js';
 import { Argon2Hasher, type PasswordHasher } from './auth/passwords.js';
 import { RedisSessionStore } from './auth/redis-session-store.js';
 import { DbSessionStore, type SessionStore } from './auth/session-store.js';
@@ -257,14 +258,20 @@ export async function composeServices(
       : new DbCodeStore(authCodesQueries(database), clock.nowSeconds);
     if (codes !== kv) closers.push(() => codes.close());
 
-    const options = new OptionStore(repos.options, bus, clock.nowSeconds, (key, message) =>
-      warn(`Stored option ${key} is invalid (${message}); using its default`),
+    const secretBox = new SecretBox(secrets.secretKey);
+    const options = new OptionStore(
+      repos.options,
+      bus,
+      clock.nowSeconds,
+      (key, message) => warn(`Stored option ${key} is invalid (${message}); using its default`),
+      secretBox,
     );
     await options.reload();
+    const sealed = await options.sealPlainSecrets();
+    if (sealed.length > 0) warn(`Sealed the secret options stored in the clear: ${sealed.join(', ')}`);
     options.startPolling(OPTION_POLL_MS);
     closers.push(async () => options.stop());
 
-    const secretBox = new SecretBox(secrets.secretKey);
     const tables = new RelayTables(repos, bus, warn);
     await tables.reload();
     // SQLite: the ledger's SQL runs in a thread of its own (design §4 "Speed"); the servers: Kysely
@@ -398,6 +405,7 @@ export async function composeServices(
       bus,
       secretBox,
       passwords,
+      loginBackoff: new LoginBackoff(codes, clock.nowSeconds),
       mailer,
       turnstile: overrides.turnstile ?? new HttpTurnstileVerifier(config.turnstileVerifyUrl),
       relay,

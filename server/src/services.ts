@@ -1,3 +1,4 @@
+import type { LoginBackoff } from './auth/login-backoff.js';
 import type { PasswordHasher } from './auth/passwords.js';
 import type { SessionStore } from './auth/session-store.js';
 import type { TurnstileVerifier } from './auth/turnstile.js';
@@ -76,6 +77,8 @@ export interface Services {
   bus: ChangeBus;
   secretBox: SecretBox;
   passwords: PasswordHasher;
+  /** Failed sign-ins per account, in `codes` so every node counts the same. */
+  loginBackoff: LoginBackoff;
   mailer: Mailer;
   turnstile: TurnstileVerifier;
   /** The /v1 pipeline's in-memory tables, ledger and upstream pools. */

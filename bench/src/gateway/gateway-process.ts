@@ -70,6 +70,8 @@ export class GatewayProcess {
       LOG_LEVEL: c.logLevel,
       API_RATE_LIMIT: '0',
       CRITICAL_RATE_LIMIT: '0',
+      // The load generator is one address holding up to 1000 streams at once.
+      MAX_CONNECTIONS_PER_IP: '0',
       SHUTDOWN_GRACE_MS: '30000',
       // The bench's upstreams listen on loopback.
       OUTBOUND_ALLOWED_NETWORKS: '127.0.0.0/8,::1',

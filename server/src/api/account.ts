@@ -238,14 +238,25 @@ export async function login({
     );
   }
   const user = await s.repos.users.byLogin(body.username);
-  const ok = await s.passwords.verify(user?.password_hash, body.password);
+  // Counted by the name as typed, whether or not an account has it: a count shared by an account's
+  // username and email would tell which pairs exist (auth/login-backoff.ts).
+  const account = `name:${body.username.toLowerCase()}`;
+  const wait = await s.loginBackoff.waitSeconds(account);
+  if (wait > 0) {
+    reply.header('retry-after', String(wait));
+    throw ApiError.tooManyRequests(`Too many failed sign-ins for this account: try again in ${wait} s`);
+  }
+  // Accounts without a password (signed up through a provider) get the same full check.
+  const ok = await s.passwords.verify(user?.password_hash || undefined, body.password);
   if (!user || !ok || user.status !== UserStatus.Enabled) {
+    await s.loginBackoff.failed(account);
     // One answer for all three cases, so it tells nothing about which accounts exist.
     throw ApiError.unauthorized(
       'Wrong username or password, or the account is disabled',
       ErrorCode.invalidCredentials,
     );
   }
+  await s.loginBackoff.succeeded(account);
   const sessionId = await s.sessions.create(user.id, {
     ip,
     userAgent: String(req.headers['user-agent'] ?? ''),

@@ -36,5 +36,7 @@ export function siteStatus(s: Services) {
     PaymentUSDRate: o.PaymentUSDRate,
     PaymentMinAmount: o.PaymentMinAmount,
     RechargeDiscount: JSON.stringify(o.RechargeDiscount),
+    // Already in the served page (http/console.ts); here for clients that render it themselves.
+    analytics_code: o.AnalyticsCode,
   };
 }

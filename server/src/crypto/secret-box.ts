@@ -3,12 +3,23 @@ import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } f
 const VERSION = 'v1';
 const OPENED_CACHE_SIZE = 10_000;
 
+/** True when `value` has the shape `encrypt` gives (a secret stored before sealing does not). */
+export function isSealed(value: string): boolean {
+  return value.startsWith(`${VERSION}:`);
+}
+
+/** What sealing stored values needs of a SecretBox. */
+export interface Sealer {
+  encrypt(plaintext: string): string;
+  decrypt(sealed: string): string;
+}
+
 /**
  * Encryption at rest (AES-256-GCM) and keyed lookups (HMAC-SHA256) for channel keys, API keys and
  * other bearer secrets. Both keys are derived from SECRET_KEY so one setting protects everything,
  * while the two uses never share a key.
  */
-export class SecretBox {
+export class SecretBox implements Sealer {
   private readonly encKey: Buffer;
   private readonly macKey: Buffer;
   /**

@@ -2,10 +2,12 @@ import { accessRole, ErrorCode } from '@switchyard/domain';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodType } from 'zod';
 import { authenticate, type Caller } from '../auth/authenticate.js';
-import { cleanStrings, findUnstorable } from '../db/storable-text.js';
+import { unstorablePath } from '../db/storable-text.js';
 import type { Services } from '../services.js';
 import { ApiError } from './api-error.js';
+import { MAX_JSON_DEPTH, nestedTooDeep } from './json-depth.js';
 import { type RouteDef, WithMessage } from './route.js';
+import { crossSiteRefusal } from './same-origin.js';
 
 const CRITICAL_WINDOW_SECONDS = 20 * 60;
 const API_WINDOW_SECONDS = 180;
@@ -62,18 +64,29 @@ export function registerRoutes(app: FastifyInstance, s: Services, routes: readon
       handler: async (req, reply) => {
         await limit(s, req, reply, r);
         const caller = await resolveCaller(s, req, r);
-        // Values that select or filter cannot hold what the database cannot store; stored text is
-        // kept without it.
+        // Cookie sessions and writes only from the console's own origin (http/same-origin.ts); a
+        // refused request is never authenticated by the cookie it carried.
+        const write = r.method !== 'GET';
+        if (caller?.via !== 'access_token' && (write || caller?.via === 'session')) {
+          const refusal = crossSiteRefusal(req, { write });
+          if (refusal) throw ApiError.forbidden(refusal);
+        }
+        // Text the database cannot store is refused at the edge, with the field named, rather than
+        // failing in the database (PostgreSQL refuses a NUL) or being silently changed.
         for (const [where, value] of [
           ['path', req.params],
           ['query', req.query],
+          ['body', req.body],
         ] as const) {
-          if (findUnstorable(value) !== undefined)
-            throw ApiError.badRequest(`Invalid ${where}: a value holds a NUL character or invalid UTF-8`);
+          const field = unstorablePath(value);
+          if (field !== undefined)
+            throw ApiError.badRequest(`Invalid ${where}: ${field} holds a NUL character or invalid UTF-16`);
         }
+        if (nestedTooDeep(req.body))
+          throw ApiError.badRequest(`Invalid body: nested deeper than ${MAX_JSON_DEPTH} levels`);
         const params = parse(r.params, req.params, 'path');
         const query = parse(r.query, req.query, 'query');
-        const body = parse(r.body, cleanStrings(req.body), 'body');
+        const body = parse(r.body, req.body, 'body');
         const result = await r.handler({ s, caller, body, query, params, ip: req.ip, req, reply });
         if (reply.sent) return reply;
         if (result instanceof WithMessage)

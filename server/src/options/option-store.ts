@@ -9,6 +9,7 @@ import {
   unmetRequirements,
 } from '@switchyard/domain';
 import type { ChangeBus } from '../cache/change-bus.js';
+import { isSealed, type Sealer } from '../crypto/secret-box.js';
 import type { OptionsQueries } from '../db/queries/options.js';
 
 export class OptionValidationError extends Error {
@@ -34,12 +35,19 @@ export class OptionStore {
   private values: OptionValues = defaultOptionValues();
   private loadedVersion = -1;
   private poller: NodeJS.Timeout | undefined;
+  /** Secret options found stored in the clear (written before sealing): sealPlainSecrets seals them. */
+  private plainSecrets = new Set<OptionKey>();
 
+  /**
+   * With a `sealer`, secret options (SMTPToken, OAuth client secrets, ...) are stored sealed like
+   * channel keys, and opened only in this process's memory.
+   */
   constructor(
     private readonly queries: OptionsQueries,
     private readonly bus: ChangeBus,
     private readonly nowSeconds: () => number,
     private readonly onInvalidStored: (key: string, message: string) => void = () => {},
+    private readonly sealer?: Sealer,
   ) {
     bus.subscribe(TOPIC, () => void this.reload().catch(() => {}));
   }
@@ -54,17 +62,48 @@ export class OptionStore {
 
   async reload(): Promise<void> {
     const next = defaultOptionValues() as Record<string, unknown>;
+    const plain = new Set<OptionKey>();
     for (const row of await this.queries.all()) {
       if (!isOptionKey(row.key)) continue;
       try {
-        next[row.key] = defOf(row.key).parse(row.value);
+        let value = row.value;
+        if (this.sealer && defOf(row.key).secret && value !== '') {
+          if (isSealed(value)) value = this.openSecret(value);
+          else plain.add(row.key);
+        }
+        next[row.key] = defOf(row.key).parse(value);
       } catch (err) {
         // A value written by an older version that no longer validates falls back to the default.
         this.onInvalidStored(row.key, (err as Error).message);
       }
     }
     this.values = next as OptionValues;
+    this.plainSecrets = plain;
     this.loadedVersion = await this.queries.version();
+  }
+
+  private openSecret(sealed: string): string {
+    try {
+      return this.sealer!.decrypt(sealed);
+    } catch {
+      throw new Error('cannot be opened with this SECRET_KEY');
+    }
+  }
+
+  /**
+   * Seals the secret options a database written before sealing still holds in the clear (start-up
+   * step, after reload). Returns their keys.
+   */
+  async sealPlainSecrets(): Promise<OptionKey[]> {
+    if (!this.sealer || this.plainSecrets.size === 0) return [];
+    const keys = [...this.plainSecrets];
+    const stored: Record<string, string> = {};
+    for (const key of keys) stored[key] = this.sealer.encrypt(defOf(key).format(this.values[key]));
+    await this.queries.save(stored, this.nowSeconds());
+    this.plainSecrets.clear();
+    this.loadedVersion = await this.queries.version();
+    await this.bus.publish(TOPIC);
+    return keys;
   }
 
   /** Without a cross-node bus, other nodes' changes are noticed by polling the newest change time. */
@@ -119,9 +158,15 @@ export class OptionStore {
     if (unmet.length > 0) throw new OptionValidationError(unmet, 'precondition');
 
     const stored: Record<string, string> = {};
-    for (const [key, value] of Object.entries(parsed)) stored[key] = defOf(key as OptionKey).format(value);
+    for (const [key, value] of Object.entries(parsed)) {
+      const def = defOf(key as OptionKey);
+      const text = def.format(value);
+      // An empty secret stays empty: "not set" needs no sealing.
+      stored[key] = this.sealer && def.secret && text !== '' ? this.sealer.encrypt(text) : text;
+    }
     await this.queries.save(stored, this.nowSeconds());
     this.values = merged as OptionValues;
+    for (const key of Object.keys(parsed)) this.plainSecrets.delete(key as OptionKey);
     this.loadedVersion = await this.queries.version();
     await this.bus.publish(TOPIC);
     return Object.keys(parsed) as OptionKey[];

@@ -114,7 +114,7 @@ class HotCall implements RelayRequest {
     this.ip = hot.ipOf(raw);
     this.reply = new HotReply(res, this);
     this.reply.header('x-request-id', this.id);
-    for (const [name, value] of relayCorsHeaders(raw.headers.origin)) this.reply.header(name, value);
+    for (const [name, value] of relayCorsHeaders()) this.reply.header(name, value);
   }
 
   get headers(): IncomingHttpHeaders {

@@ -24,11 +24,12 @@ export interface RelayReply {
   header(name: string, value: string): unknown;
 }
 
-/** CORS of the relay: browser clients call it from other origins with their own keys (reference §1.4). */
-export function relayCorsHeaders(origin: string | string[] | undefined): [string, string][] {
-  return [
-    ['access-control-allow-origin', String(origin ?? '*')],
-    ['vary', 'origin'],
-    ['access-control-allow-credentials', 'true'],
-  ];
+/**
+ * CORS of the relay: browser clients call it from any origin with their own keys (reference §1.4),
+ * so any origin may read its answers, but never with the browser's cookies.
+ */
+const RELAY_CORS: [string, string][] = [['access-control-allow-origin', '*']];
+
+export function relayCorsHeaders(): [string, string][] {
+  return RELAY_CORS;
 }

@@ -169,6 +169,9 @@ function geminiTarget(modelAction: string): { model: string; action: string } {
   return { model: model.replace(/^models\//, ''), action };
 }
 
+/** Where the relay's routes live: browsers on other origins may call these with their keys. */
+export const RELAY_PREFIXES = ['/v1', '/v1beta', '/claude', '/gemini', '/dashboard'] as const;
+
 /**
  * The relay API (/v1, the Anthropic and Gemini native paths, the billing views) in its own
  * plugin: request bodies stay raw bytes so they can pass through unchanged, and every error
@@ -185,18 +188,21 @@ export async function registerRelayRoutes(app: FastifyInstance, s: Services): Pr
     // Uploads are not buffered: the pipeline reads up to the model field and streams the rest on.
     relay.addContentTypeParser('multipart/form-data', (_req, payload, done) => done(null, payload));
 
-    relay.addHook('onRequest', (req, reply, done) => {
-      for (const [name, value] of relayCorsHeaders(req.headers.origin)) reply.header(name, value);
+    relay.addHook('onRequest', (_req, reply, done) => {
+      for (const [name, value] of relayCorsHeaders()) reply.header(name, value);
       done();
     });
-    relay.options('/*', async (req, reply) => {
+    // Preflights of the relay's own paths only: the management API (/api) is the console's, same
+    // origin, and answers no preflight.
+    const preflight = async (req: FastifyRequest, reply: FastifyReply) => {
       reply
         .header('access-control-allow-methods', 'GET, POST, PUT, DELETE, OPTIONS')
         .header('access-control-allow-headers', String(req.headers['access-control-request-headers'] ?? '*'))
         .header('access-control-max-age', '86400')
         .status(204)
         .send();
-    });
+    };
+    for (const prefix of RELAY_PREFIXES) relay.options(`${prefix}/*`, preflight);
 
     relay.setErrorHandler((err: FastifyError, req, reply) => {
       const relayError = asRelayError(err, req.log);
