@@ -5,7 +5,9 @@ describe('user admin schemas', () => {
   it('require username and password to create; the group defaults to default', () => {
     const noGroup = userCreateInput.safeParse({ username: 'abc', password: '12345678' });
     expect(noGroup.success && noGroup.data.group).toBe('default');
-    expect(userCreateInput.safeParse({ username: 'abc', password: '12345678', group: ' ' }).success).toBe(false);
+    expect(userCreateInput.safeParse({ username: 'abc', password: '12345678', group: ' ' }).success).toBe(
+      false,
+    );
     expect(
       userCreateInput.safeParse({ username: 'abc', password: '12345678', group: 'default' }).success,
     ).toBe(true);

@@ -132,7 +132,8 @@ function unpricedFallback(s: Services, model: string): ModelPrice | undefined {
   };
 }
 
-function priceOf(s: Services, model: string): ModelPrice | undefined {
+/** The price the relay bills `model` at: its own (exact or wildcard), else the unpriced default. */
+export function priceOf(s: Services, model: string): ModelPrice | undefined {
   return s.relay.tables.prices.lookup(model) ?? unpricedFallback(s, model);
 }
 
@@ -167,6 +168,21 @@ export class ClientLeft extends RelayError {
 }
 
 /** The client's view of an upstream failure: honest status, no leak of the gateway's own credentials problems. */
+/** An upstream 429's advice to its client: when to come back and how much is left. */
+function rateLimitHeaders(headers: UpstreamReply['headers'] | undefined): Record<string, string> | undefined {
+  if (!headers) return undefined;
+  let out: Record<string, string> | undefined;
+  for (const [name, value] of Object.entries(headers)) {
+    const lower = name.toLowerCase();
+    if (value === undefined) continue;
+    if (lower === 'retry-after' || lower === 'retry-after-ms' || lower.startsWith('x-ratelimit-')) {
+      out ??= {};
+      out[lower] = Array.isArray(value) ? value.join(', ') : String(value);
+    }
+  }
+  return out;
+}
+
 function clientErrorFor(e: UpstreamError): RelayError {
   if (e.status === 401 || e.status === 403) {
     return new RelayError(
@@ -423,7 +439,12 @@ async function relayCall(
   }
 
   const requestedPrice = priceOf(s, model);
-  if (!requestedPrice) throw relayErrors.unpriced(model);
+  if (!requestedPrice) {
+    // Neither priced nor served: unknown here, said the way OpenAI says it.
+    if (!r.selector.hasChannel(caller.group.symbol, model))
+      throw relayErrors.noChannelAtAll(caller.group.symbol, model);
+    throw relayErrors.unpriced(model);
+  }
   let counted: Promise<number> | undefined;
   const promptTokens = () => {
     counted ??= call.countPrompt();
@@ -531,7 +552,12 @@ async function sendWithRetries(
       excludedChannelId: caller.excludeChannelId,
       now: s.clock.nowMs(),
     });
-    if (!selection) throw lastError ?? relayErrors.noChannel(caller.group.symbol, model);
+    if (!selection) {
+      if (lastError) throw lastError;
+      if (!r.selector.hasChannel(caller.group.symbol, model))
+        throw relayErrors.noChannelAtAll(caller.group.symbol, model);
+      throw relayErrors.noChannel(caller.group.symbol, model);
+    }
     tried.add(selection.channel.id);
     const unserved = call.unservedBy(selection.channel.type);
     if (unserved !== undefined) {
@@ -648,6 +674,7 @@ async function sendWithRetries(
     if (decision.freeze) await r.health.freeze(selection.channel.id, model, o.RetryCooldownSeconds);
     if (decision.disable) disableChannel(s, log, selection.channel.id, decision.reason);
     lastError = clientErrorFor(upstreamError);
+    if (upstreamError.status === 429) lastError.headers = rateLimitHeaders(response?.headers);
     if (!decision.retry || !canRetry || !budget.check(s.clock.nowMs()).ok) throw lastError;
   }
 }

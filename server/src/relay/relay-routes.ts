@@ -8,6 +8,7 @@ import { errorBodyFor, type InboundDialect } from './dialect-errors.js';
 import { relayOpenAi } from './openai-relay.js';
 import { type RelayReply, type RelayRequest, relayCorsHeaders } from './relay-client.js';
 import { RelayError, relayErrors } from './relay-error.js';
+import { priceOf } from './relay-pipeline.js';
 import type { RelayCaller } from './token-auth.js';
 
 /** OpenAI's non-chat endpoints, relayed through the full pipeline (JSON bodies, or streamed uploads). */
@@ -33,11 +34,17 @@ function modelObject(s: Services, id: string) {
   return { id, object: 'model', created: MODEL_CREATED, owned_by: owner };
 }
 
-/** Models the key may call: what its group's channels serve (wildcards left out), minus its allow-list. */
+/**
+ * Models the key can call: what its group's channels serve (wildcards left out), priced (or served
+ * unpriced by option), within its allow-list. A listed model that answers 404 would mislead clients
+ * that pick from the list.
+ */
 function visibleModels(s: Services, caller: RelayCaller): string[] {
-  const all = s.relay.tables.routing.models(caller.group.symbol).filter((m) => !m.endsWith('*'));
   const allowed = caller.allowedModels;
-  return (allowed ? all.filter((m) => allowed.has(m)) : all).sort();
+  return s.relay.tables.routing
+    .models(caller.group.symbol)
+    .filter((m) => !m.endsWith('*') && (!allowed || allowed.has(m)) && priceOf(s, m) !== undefined)
+    .sort();
 }
 
 /** The model list in the shape of Anthropic's `GET /v1/models`. */
@@ -92,6 +99,7 @@ function dialectOf(req: FastifyRequest): InboundDialect {
 }
 
 function sendRelayError(reply: FastifyReply, err: RelayError) {
+  if (err.headers) reply.headers(err.headers);
   return reply.status(err.status).send(errorBodyFor(dialectOf(reply.request), err, String(reply.request.id)));
 }
 
