@@ -19,6 +19,10 @@ import {
   openAiToAnthropicResponse,
 } from '../providers/translate/openai-anthropic.js';
 import {
+  refuseAnthropicFieldsForOpenAi,
+  structuredOutputOf,
+} from '../providers/translate/openai-anthropic-request.js';
+import {
   GeminiToOpenAiStream,
   geminiToOpenAiRequest,
   geminiToOpenAiResponse,
@@ -26,7 +30,12 @@ import {
   openAiToGeminiRequest,
   openAiToGeminiResponse,
 } from '../providers/translate/openai-gemini.js';
-import { chatToResponsesResponse, responsesToChatRequest } from '../providers/translate/responses-chat.js';
+import { refuseGeminiFieldsForOpenAi } from '../providers/translate/openai-gemini-request.js';
+import {
+  chatToResponsesResponse,
+  refuseResponsesFieldsForChat,
+  responsesToChatRequest,
+} from '../providers/translate/responses-chat.js';
 import { ChatToResponsesStream } from '../providers/translate/responses-chat-stream.js';
 import type { StreamTranslator } from '../providers/translate/stream-translator.js';
 import { TranslationError } from '../providers/translate/translation-error.js';
@@ -115,7 +124,7 @@ function translating<T>(work: () => T): T {
   try {
     return work();
   } catch (err) {
-    if (err instanceof TranslationError) throw relayErrors.badRequest(err.message);
+    if (err instanceof TranslationError) throw relayErrors.badRequest(err.message, err.param);
     throw err;
   }
 }
@@ -148,8 +157,10 @@ function fromUpstream(
   target: ChatDialect,
   model: string,
   includeUsage: boolean,
+  pivot: Json,
 ): StreamTranslator | undefined {
-  if (target === 'anthropic') return new AnthropicToOpenAiStream({ model, includeUsage });
+  if (target === 'anthropic')
+    return new AnthropicToOpenAiStream({ model, includeUsage, structuredTool: structuredOutputOf(pivot) });
   if (target === 'gemini') return new GeminiToOpenAiStream({ model, includeUsage });
   return undefined;
 }
@@ -175,6 +186,7 @@ function translateReply(
   raw: Buffer,
   model: string,
   value: Json,
+  request: Json,
 ): Buffer {
   let upstream: unknown;
   try {
@@ -190,7 +202,10 @@ function translateReply(
   const u = (upstream ?? {}) as Json;
   const pivot: Json =
     target === 'anthropic'
-      ? (anthropicToOpenAiResponse(u, { model }) as unknown as Json)
+      ? (anthropicToOpenAiResponse(u, {
+          model,
+          structuredTool: structuredOutputOf(request),
+        }) as unknown as Json)
       : target === 'gemini'
         ? (geminiToOpenAiResponse(u, { model }) as unknown as Json)
         : u;
@@ -237,7 +252,7 @@ function streamFor(
     stream = passthroughFor(inb.dialect, inb.value);
   } else {
     const usageChunk = inb.dialect === 'openai' ? clientWantsUsage(inb.value) : true;
-    const first = fromUpstream(target, inb.model, usageChunk);
+    const first = fromUpstream(target, inb.model, usageChunk, inb.pivot);
     const last = toClient(inb.dialect, inb.model, inb.value, promptTokens);
     const chain = [first, last].filter((t): t is StreamTranslator => t !== undefined);
     if (!chain[0]) throw new Error('a translated stream needs a translator');
@@ -271,7 +286,7 @@ async function relayReply(
       : raw;
     const keepsBytes = passthrough && own === raw;
     return {
-      body: passthrough ? own : translateReply(target, inb.dialect, own, inb.model, inb.value),
+      body: passthrough ? own : translateReply(target, inb.dialect, own, inb.model, inb.value, inb.pivot),
       contentType: keepsBytes
         ? String(ctx.response.headers['content-type'] ?? 'application/json')
         : 'application/json',
@@ -362,6 +377,7 @@ async function prepare(
       };
     }
     const passthrough = inb.dialect === target;
+    if (!passthrough) translating(() => refuseUntranslatable(inb));
     const body = passthrough ? inb.value : translateChatRequest(s, target, inb.pivot, model, channel);
     const request = await transport.build(
       {
@@ -387,6 +403,13 @@ async function prepare(
     }
     throw err;
   }
+}
+
+/** What the client's dialect asks for that the pivot cannot carry, refused before translating. */
+function refuseUntranslatable(inb: Inbound): void {
+  if (inb.dialect === 'anthropic') refuseAnthropicFieldsForOpenAi(inb.value);
+  else if (inb.dialect === 'gemini') refuseGeminiFieldsForOpenAi(inb.value);
+  else if (inb.dialect === 'responses') refuseResponsesFieldsForChat(inb.value);
 }
 
 function readInbound(dialect: InboundDialect, req: RelayRequest, route: ChatRoute): Inbound {
