@@ -1,5 +1,5 @@
 import { providerById } from '@switchyard/domain';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type BearerKey, bearerKeyFromHeaders, parseBearerKey } from '../auth/api-keys.js';
 import {
   ChannelConfigError,
@@ -49,6 +49,7 @@ import {
   transportFor,
 } from './channel-transports.js';
 import type { InboundDialect } from './dialect-errors.js';
+import { nativeTokenCount, TOKEN_COUNT_HEADER } from './native/count-tokens.js';
 import { parseJsonBody } from './relay-body.js';
 import type { RelayReply, RelayRequest } from './relay-client.js';
 import { RelayError, relayErrors } from './relay-error.js';
@@ -463,38 +464,60 @@ export async function relayChat(
 }
 
 /**
- * Counts a prompt for a count-tokens endpoint: the key and the model allow-list are checked as for
- * a real call (before the body is read), then nothing is sent upstream and nothing is billed.
+ * A count-tokens endpoint: the key and the model allow-list are checked as for a real call (before
+ * the body is read); then a channel of the client's protocol counts it when the model has one, else
+ * the gateway's tokenizer estimates it, and the reply header says which. Nothing is billed.
  */
-async function countPromptOnly(
+async function countPrompt(
   s: Services,
-  dialect: InboundDialect,
+  dialect: 'anthropic' | 'gemini',
   req: FastifyRequest,
-  read: () => { value: Json; model: string },
-): Promise<number> {
+  reply: FastifyReply,
+  read: () => { value: Json; raw: Buffer; model: string; counted: Json },
+): Promise<unknown> {
   checkEnabled(s, dialect);
   const caller = await s.relay.auth.authenticate(inboundKey(dialect, req), req.ip, s.relay.tables.groups);
-  const { value, model } = read();
+  const { value, raw, model, counted } = read();
   if (caller.allowedModels && !caller.allowedModels.has(model)) throw relayErrors.modelNotAllowed(model);
-  const pivot = toPivot(dialect, value, model, false);
-  return countChatRequest(await s.relay.counter.tokenizer(model), pivot);
+  const upstream = await nativeTokenCount(s, {
+    protocol: dialect,
+    caller,
+    model,
+    value,
+    raw,
+    clientVersion: header(req, 'anthropic-version'),
+    clientBeta: header(req, 'anthropic-beta'),
+    log: req.log,
+  });
+  if (upstream !== undefined) {
+    reply.header(TOKEN_COUNT_HEADER, 'upstream');
+    return upstream;
+  }
+  reply.header(TOKEN_COUNT_HEADER, 'estimated');
+  const pivot = toPivot(dialect, counted, model, false);
+  const tokens = countChatRequest(await s.relay.counter.tokenizer(model), pivot);
+  return dialect === 'anthropic' ? { input_tokens: tokens } : { totalTokens: tokens };
 }
 
-/** Anthropic's `POST /v1/messages/count_tokens`, counted by the gateway's tokenizer for the model. */
-export async function countAnthropicTokens(s: Services, req: FastifyRequest) {
-  const inputTokens = await countPromptOnly(s, 'anthropic', req, () => {
-    const { value } = parseJsonBody(req.body);
-    return { value, model: modelOf('anthropic', value, {}) };
+/** Anthropic's `POST /v1/messages/count_tokens`. */
+export async function countAnthropicTokens(s: Services, req: FastifyRequest, reply: FastifyReply) {
+  return countPrompt(s, 'anthropic', req, reply, () => {
+    const { value, raw } = parseJsonBody(req.body);
+    return { value, raw, model: modelOf('anthropic', value, {}), counted: value };
   });
-  return { input_tokens: inputTokens };
 }
 
 /** Gemini's `models/{model}:countTokens` (its `generateContentRequest` wrapper understood too). */
-export async function countGeminiTokens(s: Services, req: FastifyRequest, model: string) {
-  const totalTokens = await countPromptOnly(s, 'gemini', req, () => {
-    const { value } = parseJsonBody(req.body);
+export async function countGeminiTokens(
+  s: Services,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  model: string,
+) {
+  return countPrompt(s, 'gemini', req, reply, () => {
+    const { value, raw } = parseJsonBody(req.body);
     const wrapped = value.generateContentRequest ?? value.generate_content_request;
-    return { value: typeof wrapped === 'object' && wrapped !== null ? (wrapped as Json) : value, model };
+    const counted = typeof wrapped === 'object' && wrapped !== null ? (wrapped as Json) : value;
+    return { value, raw, model, counted };
   });
-  return { totalTokens };
 }

@@ -5,6 +5,7 @@ import type { OpenAiEndpoint } from '../providers/openai/request.js';
 import type { Services } from '../services.js';
 import { countAnthropicTokens, countGeminiTokens, inboundKey, relayChat } from './chat-relay.js';
 import { errorBodyFor, type InboundDialect } from './dialect-errors.js';
+import { relayGeminiEmbeddings } from './native/gemini-embeddings.js';
 import { relayOpenAi } from './openai-relay.js';
 import { type RelayReply, type RelayRequest, relayCorsHeaders } from './relay-client.js';
 import { RelayError, relayErrors } from './relay-error.js';
@@ -148,16 +149,24 @@ export const RELAY_POST_ROUTES: readonly RelayPostRoute[] = [
   ),
 ];
 
+const GEMINI_ACTIONS: ReadonlySet<string> = new Set([
+  'generateContent',
+  'streamGenerateContent',
+  'countTokens',
+  'embedContent',
+  'batchEmbedContents',
+]);
+
 /** `gemini-2.5-flash:streamGenerateContent` -> model and action. */
 function geminiTarget(modelAction: string): { model: string; action: string } {
   const colon = modelAction.lastIndexOf(':');
   const action = colon === -1 ? '' : modelAction.slice(colon + 1);
-  if (action !== 'generateContent' && action !== 'streamGenerateContent' && action !== 'countTokens') {
+  if (!GEMINI_ACTIONS.has(action)) {
     throw new RelayError(
       404,
       'invalid_request_error',
       'not_found',
-      'Only models/{model}:generateContent, :streamGenerateContent and :countTokens are served',
+      'Only models/{model}:generateContent, :streamGenerateContent, :countTokens, :embedContent and :batchEmbedContents are served',
     );
   }
   // The router has already percent-decoded the path.
@@ -209,8 +218,8 @@ export async function registerRelayRoutes(app: FastifyInstance, s: Services): Pr
       );
     }
     for (const prefix of ['', '/claude']) {
-      relay.post(`${prefix}/v1/messages/count_tokens`, { config: { dialect: 'anthropic' } }, (req) =>
-        countAnthropicTokens(s, req),
+      relay.post(`${prefix}/v1/messages/count_tokens`, { config: { dialect: 'anthropic' } }, (req, reply) =>
+        countAnthropicTokens(s, req, reply),
       );
     }
     const gemini = (
@@ -218,7 +227,9 @@ export async function registerRelayRoutes(app: FastifyInstance, s: Services): Pr
       reply: FastifyReply,
     ) => {
       const { model, action } = geminiTarget(req.params['*']);
-      if (action === 'countTokens') return countGeminiTokens(s, req, model);
+      if (action === 'countTokens') return countGeminiTokens(s, req, reply, model);
+      if (action === 'embedContent' || action === 'batchEmbedContents')
+        return relayGeminiEmbeddings(s, action, model, req, reply);
       return relayChat(s, 'gemini', req, reply, {
         model,
         stream: action === 'streamGenerateContent',
@@ -227,16 +238,10 @@ export async function registerRelayRoutes(app: FastifyInstance, s: Services): Pr
     };
     relay.post('/gemini/:version/models/*', { config: { dialect: 'gemini' } }, gemini);
     relay.post('/v1beta/models/*', { config: { dialect: 'gemini' } }, gemini);
+    // @google/genai with the gateway's root as base URL and apiVersion v1. OpenAI has no POST under
+    // /v1/models, so the paths cannot collide with its GET /v1/models/{id}.
+    relay.post('/v1/models/*', { config: { dialect: 'gemini' } }, gemini);
 
-    relay.get('/v1/models', async (req) => {
-      const caller = await callerOf(s, req);
-      // Anthropic's SDKs (Claude Code among them) always send anthropic-version.
-      if (req.headers['anthropic-version'] !== undefined) return anthropicModelList(visibleModels(s, caller));
-      return { object: 'list', data: visibleModels(s, caller).map((id) => modelObject(s, id)) };
-    });
-    relay.get('/claude/v1/models', { config: { dialect: 'anthropic' } }, async (req) =>
-      anthropicModelList(visibleModels(s, await callerOf(s, req))),
-    );
     const geminiModels = async (req: FastifyRequest) => {
       const caller = await s.relay.auth.authenticate(
         inboundKey('gemini', req),
@@ -247,10 +252,29 @@ export async function registerRelayRoutes(app: FastifyInstance, s: Services): Pr
         models: visibleModels(s, caller).map((id) => ({
           name: `models/${id}`,
           displayName: id,
-          supportedGenerationMethods: ['generateContent', 'streamGenerateContent'],
+          supportedGenerationMethods: [
+            'generateContent',
+            'streamGenerateContent',
+            'countTokens',
+            'embedContent',
+            'batchEmbedContents',
+          ],
         })),
       };
     };
+    relay.get('/v1/models', async (req) => {
+      // A Gemini client at the root names its key the Gemini way; it gets Gemini's list.
+      if (req.headers['x-goog-api-key'] !== undefined || (req.query as { key?: unknown }).key !== undefined) {
+        return geminiModels(req);
+      }
+      const caller = await callerOf(s, req);
+      // Anthropic's SDKs (Claude Code among them) always send anthropic-version.
+      if (req.headers['anthropic-version'] !== undefined) return anthropicModelList(visibleModels(s, caller));
+      return { object: 'list', data: visibleModels(s, caller).map((id) => modelObject(s, id)) };
+    });
+    relay.get('/claude/v1/models', { config: { dialect: 'anthropic' } }, async (req) =>
+      anthropicModelList(visibleModels(s, await callerOf(s, req))),
+    );
     relay.get('/gemini/:version/models', { config: { dialect: 'gemini' } }, geminiModels);
     relay.get('/v1beta/models', { config: { dialect: 'gemini' } }, geminiModels);
     relay.get<{ Params: { id: string } }>('/v1/models/:id', async (req) => {
