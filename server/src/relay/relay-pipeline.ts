@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import { LogType } from '@switchyard/domain';
 import type { FastifyBaseLogger } from 'fastify';
 import type { BearerKey } from '../auth/api-keys.js';
+import { billsDeliveredOnly } from '../billing/delivered-only.js';
 import type { Reservation } from '../billing/ledger.js';
 import type { ModelPrice } from '../billing/price-book.js';
 import { breakdownMetadata, computeQuota, reserveAmount } from '../billing/quota-math.js';
@@ -100,6 +101,8 @@ export interface RelayOutcome {
   completionText: () => string;
   firstByteMs: number;
   clientAborted: boolean;
+  /** The client left and the channel bills only what was delivered (billing.delivered_only). */
+  billedDeliveredOnly?: boolean;
   upstreamFailedMidway: boolean;
 }
 
@@ -268,9 +271,12 @@ export async function relayEventStream(
   const res: ServerResponse = reply.raw;
   const body = ctx.response.body;
   let deadline = Number.POSITIVE_INFINITY;
-  // Billing needs the rest of the reply after the client left, but not for ever.
+  const deliveredOnly = billsDeliveredOnly(ctx.selection.channel.plugin);
+  // Billing needs the rest of the reply after the client left, but not for ever; a channel whose
+  // provider stops billing on disconnect is closed at once and billed for what was delivered.
   const client = followClient(res, body, () => {
-    deadline = s.clock.nowMs() + DRAIN_AFTER_ABORT_MS;
+    if (deliveredOnly) body.cancel();
+    else deadline = s.clock.nowMs() + DRAIN_AFTER_ABORT_MS;
   });
   // Keys set one by one: V8 adds keys that follow a spread in a literal one slow call at a time.
   const headers = replyHeaders(reply, contentType);
@@ -345,6 +351,23 @@ export async function relayEventStream(
   if (!client.gone) {
     hold();
     ending = true;
+  }
+  if (client.gone && deliveredOnly) {
+    // The upstream's usage, if any came, covers at most the start: the text read is what was sent.
+    const tok = await s.relay.counter.tokenizer(ctx.selection.upstreamModel);
+    return {
+      usage: {
+        ...emptyUsage(),
+        inputTokens: stream.usage?.inputTokens || (await ctx.promptTokens()),
+        outputTokens: countText(tok, stream.completionText()),
+        estimated: true,
+      },
+      completionText: () => stream.completionText(),
+      firstByteMs,
+      clientAborted: true,
+      billedDeliveredOnly: true,
+      upstreamFailedMidway: false,
+    };
   }
   return {
     usage: stream.usage,
@@ -740,6 +763,7 @@ async function charge(s: Services, x: SettleInput): Promise<unknown> {
   metadata.first_response = outcome.firstByteMs;
   metadata.estimated = usage.estimated;
   if (outcome.clientAborted) metadata.client_aborted = true;
+  if (outcome.billedDeliveredOnly) metadata.billed_delivered_only = true;
   if (outcome.upstreamFailedMidway) metadata.upstream_failed_midway = true;
   return s.relay.ledger.settle(
     x.reservation,

@@ -161,6 +161,10 @@ export const adminEnUS: Messages<typeof adminZhCN> = {
       regionProject: 'Region|project ID',
     },
     field: {
+      billing: {
+        delivered_only:
+          'Bill only what reached the client when it disconnects (for providers that stop billing on disconnect)',
+      },
       upstream: {
         connect_timeout: 'Connect timeout (seconds)',
         first_byte_timeout: 'First-byte timeout (seconds)',

@@ -160,6 +160,10 @@ export const adminJaJP: Messages<typeof adminZhCN> = {
       regionProject: 'リージョン|プロジェクト ID',
     },
     field: {
+      billing: {
+        delivered_only:
+          'クライアントが途中で切断したとき、届いた分だけ課金する（切断で課金を止めるプロバイダー向け）',
+      },
       upstream: {
         connect_timeout: '接続タイムアウト（秒）',
         first_byte_timeout: '最初のバイトのタイムアウト（秒）',

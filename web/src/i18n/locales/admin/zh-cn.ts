@@ -158,6 +158,7 @@ export const adminZhCN = {
       regionProject: '区域|项目 ID',
     },
     field: {
+      billing: { delivered_only: '客户端中途断开时只按已送达的内容计费（适用于断开即停止计费的供应商）' },
       upstream: {
         connect_timeout: '连接超时（秒）',
         first_byte_timeout: '首字节超时（秒）',

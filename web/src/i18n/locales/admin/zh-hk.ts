@@ -160,6 +160,7 @@ export const adminZhHK: Messages<typeof adminZhCN> = {
       regionProject: '區域|專案 ID',
     },
     field: {
+      billing: { delivered_only: '用戶端中途斷開時只按已送達的內容計費（適用於斷開即停止計費的供應商）' },
       upstream: {
         connect_timeout: '連線逾時（秒）',
         first_byte_timeout: '首位元組逾時（秒）',
