@@ -152,6 +152,9 @@ export const CONNECTION_FIELDS: readonly ProviderField[] = [
     kind: 'text',
     placeholder: '-----BEGIN CERTIFICATE-----',
   },
+  // A client that leaves mid-stream: off, the upstream is read to its end and billed whole (most
+  // providers bill it anyway); on, it is closed at once and only what was delivered is billed.
+  { key: 'billing.delivered_only', labelKey: 'provider.field.billing.delivered_only', kind: 'bool' },
 ];
 
 /** Whether a plugin field holds a number of seconds (the form keeps it as text). */
@@ -190,6 +193,19 @@ function connectionProblems(plugin: Record<string, unknown>): string[] {
   return out;
 }
 
+/** `plugin.billing`: how a call of the channel is billed (delivered_only: true or false). */
+function billingProblems(plugin: Record<string, unknown>): string[] {
+  const billing = plugin.billing;
+  if (billing === undefined || billing === null) return [];
+  if (typeof billing !== 'object' || Array.isArray(billing)) return ['billing must be a JSON object'];
+  const out: string[] = [];
+  for (const [name, v] of Object.entries(billing)) {
+    if (name !== 'delivered_only') out.push(`billing.${name} is not a billing setting (delivered_only)`);
+    else if (typeof v !== 'boolean') out.push('billing.delivered_only must be true or false');
+  }
+  return out;
+}
+
 /** Problems of a channel's type-specific settings; empty when they are usable. */
 export function channelSettingProblems(settings: ChannelSettings): SettingProblem[] {
   const def = providerById(settings.type);
@@ -208,5 +224,6 @@ export function channelSettingProblems(settings: ChannelSettings): SettingProble
   if (other) problems.push({ field: 'other', message: other });
   for (const message of pluginProblems(def, settings.plugin)) problems.push({ field: 'plugin', message });
   for (const message of connectionProblems(settings.plugin)) problems.push({ field: 'plugin', message });
+  for (const message of billingProblems(settings.plugin)) problems.push({ field: 'plugin', message });
   return problems;
 }

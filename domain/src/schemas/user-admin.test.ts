@@ -2,14 +2,18 @@ import { describe, expect, it } from 'vitest';
 import { userCreateInput, userManageInput, userQuotaInput, userUpdateInput } from './user-admin.js';
 
 describe('user admin schemas', () => {
-  it('require username, password and group to create (spec §5)', () => {
+  it('require username and password to create; the group defaults to default', () => {
+    const noGroup = userCreateInput.safeParse({ username: 'abc', password: '12345678' });
+    expect(noGroup.success && noGroup.data.group).toBe('default');
+    expect(userCreateInput.safeParse({ username: 'abc', password: '12345678', group: ' ' }).success).toBe(
+      false,
+    );
     expect(
       userCreateInput.safeParse({ username: 'abc', password: '12345678', group: 'default' }).success,
     ).toBe(true);
     for (const bad of [
       { password: '12345678', group: 'default' },
       { username: 'abc', group: 'default' },
-      { username: 'abc', password: '12345678' },
       { username: 'ab', password: '12345678', group: 'default' },
       { username: 'abc', password: '1234567', group: 'default' },
     ])

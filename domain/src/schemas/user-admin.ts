@@ -17,12 +17,15 @@ const group = z
   .min(1, 'Group is required')
   .max(GROUP_SYMBOL_MAX, `Group must be at most ${GROUP_SYMBOL_MAX} characters`);
 
-/** POST /api/user/: a new common user (spec §5: username, password and group are required). */
+/**
+ * POST /api/user/: a new common user. Without a group the user goes to `default`, as one-hub's
+ * management API does (scripts written for it send only username, password and display_name).
+ */
 export const userCreateInput = z.strictObject({
   username,
   password,
   display_name: displayName.optional(),
-  group,
+  group: group.default('default'),
 });
 export type UserCreateInput = z.infer<typeof userCreateInput>;
 

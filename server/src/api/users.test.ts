@@ -108,13 +108,23 @@ for (const engine of engineTargets()) {
         await t.s.options.update({ QuotaForNewUser: '0' });
       });
 
+      it("puts a user created without a group in default, as one-hub's management API does", async () => {
+        const res = await call(admin, 'POST', '/api/user/', {
+          username: 'nogroup',
+          password: 'nogroup-password',
+          display_name: 'No Group',
+        });
+        expect(res.statusCode).toBe(200);
+        expect(res.json().data).toMatchObject({ username: 'nogroup', group: 'default' });
+        expect((await userRow(res.json().data.id)).group).toBe('default');
+      });
+
       it('refuses every invalid body with 400 and a clear message, writing nothing', async () => {
         const cases: [Record<string, unknown>, string][] = [
           [{ password: 'password-123', group: 'default' }, 'username'],
           [{ username: 'ab', password: 'password-123', group: 'default' }, 'at least 3'],
           [{ username: 'new1', group: 'default' }, 'password'],
           [{ username: 'new1', password: 'short', group: 'default' }, 'at least 8'],
-          [{ username: 'new1', password: 'password-123' }, 'Group is required'],
           [{ username: 'new1', password: 'password-123', group: '' }, 'Group is required'],
           [{ username: 'new1', password: 'password-123', group: 'nosuch' }, 'No such group'],
           [{ username: 'new1', password: 'password-123', group: 'default', role: 100 }, 'role'],

@@ -1,5 +1,5 @@
 import { providerById } from '@switchyard/domain';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type BearerKey, bearerKeyFromHeaders, parseBearerKey } from '../auth/api-keys.js';
 import { ImageFetchError, inlineImageUrls } from '../outbound/image-fetch.js';
 import {
@@ -20,6 +20,10 @@ import {
   openAiToAnthropicResponse,
 } from '../providers/translate/openai-anthropic.js';
 import {
+  refuseAnthropicFieldsForOpenAi,
+  structuredOutputOf,
+} from '../providers/translate/openai-anthropic-request.js';
+import {
   GeminiToOpenAiStream,
   geminiToOpenAiRequest,
   geminiToOpenAiResponse,
@@ -27,7 +31,12 @@ import {
   openAiToGeminiRequest,
   openAiToGeminiResponse,
 } from '../providers/translate/openai-gemini.js';
-import { chatToResponsesResponse, responsesToChatRequest } from '../providers/translate/responses-chat.js';
+import { refuseGeminiFieldsForOpenAi } from '../providers/translate/openai-gemini-request.js';
+import {
+  chatToResponsesResponse,
+  refuseResponsesFieldsForChat,
+  responsesToChatRequest,
+} from '../providers/translate/responses-chat.js';
 import { ChatToResponsesStream } from '../providers/translate/responses-chat-stream.js';
 import type { StreamTranslator } from '../providers/translate/stream-translator.js';
 import { TranslationError } from '../providers/translate/translation-error.js';
@@ -41,6 +50,7 @@ import {
   transportFor,
 } from './channel-transports.js';
 import type { InboundDialect } from './dialect-errors.js';
+import { nativeTokenCount, TOKEN_COUNT_HEADER } from './native/count-tokens.js';
 import { parseJsonBody } from './relay-body.js';
 import type { RelayReply, RelayRequest } from './relay-client.js';
 import { RelayError, relayErrors } from './relay-error.js';
@@ -119,7 +129,7 @@ function translating<T>(work: () => T): T {
   try {
     return work();
   } catch (err) {
-    if (err instanceof TranslationError) throw relayErrors.badRequest(err.message);
+    if (err instanceof TranslationError) throw relayErrors.badRequest(err.message, err.param);
     throw err;
   }
 }
@@ -152,8 +162,10 @@ function fromUpstream(
   target: ChatDialect,
   model: string,
   includeUsage: boolean,
+  pivot: Json,
 ): StreamTranslator | undefined {
-  if (target === 'anthropic') return new AnthropicToOpenAiStream({ model, includeUsage });
+  if (target === 'anthropic')
+    return new AnthropicToOpenAiStream({ model, includeUsage, structuredTool: structuredOutputOf(pivot) });
   if (target === 'gemini') return new GeminiToOpenAiStream({ model, includeUsage });
   return undefined;
 }
@@ -179,6 +191,7 @@ function translateReply(
   raw: Buffer,
   model: string,
   value: Json,
+  request: Json,
 ): Buffer {
   let upstream: unknown;
   try {
@@ -194,7 +207,10 @@ function translateReply(
   const u = (upstream ?? {}) as Json;
   const pivot: Json =
     target === 'anthropic'
-      ? (anthropicToOpenAiResponse(u, { model }) as unknown as Json)
+      ? (anthropicToOpenAiResponse(u, {
+          model,
+          structuredTool: structuredOutputOf(request),
+        }) as unknown as Json)
       : target === 'gemini'
         ? (geminiToOpenAiResponse(u, { model }) as unknown as Json)
         : u;
@@ -241,7 +257,7 @@ function streamFor(
     stream = passthroughFor(inb.dialect, inb.value);
   } else {
     const usageChunk = inb.dialect === 'openai' ? clientWantsUsage(inb.value) : true;
-    const first = fromUpstream(target, inb.model, usageChunk);
+    const first = fromUpstream(target, inb.model, usageChunk, inb.pivot);
     const last = toClient(inb.dialect, inb.model, inb.value, promptTokens);
     const chain = [first, last].filter((t): t is StreamTranslator => t !== undefined);
     if (!chain[0]) throw new Error('a translated stream needs a translator');
@@ -275,7 +291,7 @@ async function relayReply(
       : raw;
     const keepsBytes = passthrough && own === raw;
     return {
-      body: passthrough ? own : translateReply(target, inb.dialect, own, inb.model, inb.value),
+      body: passthrough ? own : translateReply(target, inb.dialect, own, inb.model, inb.value, inb.pivot),
       contentType: keepsBytes
         ? String(ctx.response.headers['content-type'] ?? 'application/json')
         : 'application/json',
@@ -387,6 +403,7 @@ async function prepare(
       };
     }
     const passthrough = inb.dialect === target;
+    if (!passthrough) translating(() => refuseUntranslatable(inb));
     // Gemini reads images from inline bytes: the gateway fetches the image URLs (outbound/image-fetch.ts).
     const pivot = !passthrough && target === 'gemini' ? await inlineImages(s, inb.pivot) : inb.pivot;
     let body = passthrough ? inb.value : translateChatRequest(s, target, pivot, model, channel);
@@ -429,6 +446,13 @@ async function prepare(
 function withBody(inb: Inbound, value: Json): Inbound {
   const raw = Buffer.from(JSON.stringify(value));
   return { ...inb, raw, value, pivot: toPivot(inb.dialect, value, inb.model, inb.stream) };
+}
+
+/** What the client's dialect asks for that the pivot cannot carry, refused before translating. */
+function refuseUntranslatable(inb: Inbound): void {
+  if (inb.dialect === 'anthropic') refuseAnthropicFieldsForOpenAi(inb.value);
+  else if (inb.dialect === 'gemini') refuseGeminiFieldsForOpenAi(inb.value);
+  else if (inb.dialect === 'responses') refuseResponsesFieldsForChat(inb.value);
 }
 
 function readInbound(dialect: InboundDialect, req: RelayRequest, route: ChatRoute): Inbound {
@@ -485,38 +509,60 @@ export async function relayChat(
 }
 
 /**
- * Counts a prompt for a count-tokens endpoint: the key and the model allow-list are checked as for
- * a real call (before the body is read), then nothing is sent upstream and nothing is billed.
+ * A count-tokens endpoint: the key and the model allow-list are checked as for a real call (before
+ * the body is read); then a channel of the client's protocol counts it when the model has one, else
+ * the gateway's tokenizer estimates it, and the reply header says which. Nothing is billed.
  */
-async function countPromptOnly(
+async function countPrompt(
   s: Services,
-  dialect: InboundDialect,
+  dialect: 'anthropic' | 'gemini',
   req: FastifyRequest,
-  read: () => { value: Json; model: string },
-): Promise<number> {
+  reply: FastifyReply,
+  read: () => { value: Json; raw: Buffer; model: string; counted: Json },
+): Promise<unknown> {
   checkEnabled(s, dialect);
   const caller = await s.relay.auth.authenticate(inboundKey(dialect, req), req.ip, s.relay.tables.groups);
-  const { value, model } = read();
+  const { value, raw, model, counted } = read();
   if (caller.allowedModels && !caller.allowedModels.has(model)) throw relayErrors.modelNotAllowed(model);
-  const pivot = toPivot(dialect, value, model, false);
-  return countChatRequest(await s.relay.counter.tokenizer(model), pivot);
+  const upstream = await nativeTokenCount(s, {
+    protocol: dialect,
+    caller,
+    model,
+    value,
+    raw,
+    clientVersion: header(req, 'anthropic-version'),
+    clientBeta: header(req, 'anthropic-beta'),
+    log: req.log,
+  });
+  if (upstream !== undefined) {
+    reply.header(TOKEN_COUNT_HEADER, 'upstream');
+    return upstream;
+  }
+  reply.header(TOKEN_COUNT_HEADER, 'estimated');
+  const pivot = toPivot(dialect, counted, model, false);
+  const tokens = countChatRequest(await s.relay.counter.tokenizer(model), pivot);
+  return dialect === 'anthropic' ? { input_tokens: tokens } : { totalTokens: tokens };
 }
 
-/** Anthropic's `POST /v1/messages/count_tokens`, counted by the gateway's tokenizer for the model. */
-export async function countAnthropicTokens(s: Services, req: FastifyRequest) {
-  const inputTokens = await countPromptOnly(s, 'anthropic', req, () => {
-    const { value } = parseJsonBody(req.body);
-    return { value, model: modelOf('anthropic', value, {}) };
+/** Anthropic's `POST /v1/messages/count_tokens`. */
+export async function countAnthropicTokens(s: Services, req: FastifyRequest, reply: FastifyReply) {
+  return countPrompt(s, 'anthropic', req, reply, () => {
+    const { value, raw } = parseJsonBody(req.body);
+    return { value, raw, model: modelOf('anthropic', value, {}), counted: value };
   });
-  return { input_tokens: inputTokens };
 }
 
 /** Gemini's `models/{model}:countTokens` (its `generateContentRequest` wrapper understood too). */
-export async function countGeminiTokens(s: Services, req: FastifyRequest, model: string) {
-  const totalTokens = await countPromptOnly(s, 'gemini', req, () => {
-    const { value } = parseJsonBody(req.body);
+export async function countGeminiTokens(
+  s: Services,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  model: string,
+) {
+  return countPrompt(s, 'gemini', req, reply, () => {
+    const { value, raw } = parseJsonBody(req.body);
     const wrapped = value.generateContentRequest ?? value.generate_content_request;
-    return { value: typeof wrapped === 'object' && wrapped !== null ? (wrapped as Json) : value, model };
+    const counted = typeof wrapped === 'object' && wrapped !== null ? (wrapped as Json) : value;
+    return { value, raw, model, counted };
   });
-  return { totalTokens };
 }

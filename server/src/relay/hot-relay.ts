@@ -198,6 +198,7 @@ class HotCall implements RelayRequest {
   private answer(error: RelayError): void {
     const body = JSON.stringify(errorBodyFor(this.route.dialect, error, this.id));
     const headers = this.reply.getHeaders();
+    if (error.headers) Object.assign(headers, error.headers);
     headers['content-type'] = 'application/json; charset=utf-8';
     headers['content-length'] = String(Buffer.byteLength(body));
     this.reply.raw.writeHead(error.status, headers);

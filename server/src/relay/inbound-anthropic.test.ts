@@ -358,16 +358,29 @@ describe('Anthropic Messages inbound', () => {
     expect(page.data[0]).toMatchObject({ type: 'model', display_name: page.data[0]?.id });
   });
 
-  it('counts tokens without calling an upstream or billing', async () => {
+  it('counts tokens on the Anthropic channel without billing, and estimates where none serves the model', async () => {
     const before = await rig.quota();
-    const counted = await client().messages.countTokens({
-      model: MODELS.anthropic,
-      system: 'Be brief.',
-      tools,
-      messages: [{ role: 'user', content: 'What is the weather in Paris today?' }],
-    });
-    expect(counted.input_tokens).toBeGreaterThan(10);
-    expect(rig.anthropic.requests).toHaveLength(0);
+    const counted = await client()
+      .messages.countTokens({
+        model: MODELS.anthropic,
+        system: 'Be brief.',
+        tools,
+        messages: [{ role: 'user', content: 'What is the weather in Paris today?' }],
+      })
+      .withResponse();
+    expect(counted.response.headers.get('x-switchyard-token-count')).toBe('upstream');
+    expect(rig.anthropic.requests.map((r) => r.path)).toEqual(['/v1/messages/count_tokens']);
+    expect(counted.data.input_tokens).toBeGreaterThan(0);
+    const estimated = await client()
+      .messages.countTokens({
+        model: MODELS.openai,
+        messages: [{ role: 'user', content: 'What is the weather in Paris today?' }],
+      })
+      .withResponse();
+    expect(estimated.response.headers.get('x-switchyard-token-count')).toBe('estimated');
+    expect(estimated.data.input_tokens).toBeGreaterThan(5);
+    expect(rig.anthropic.requests).toHaveLength(1);
+    expect(rig.openai.requests).toHaveLength(0);
     expect(await rig.quota()).toBe(before);
   });
 });

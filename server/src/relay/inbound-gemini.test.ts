@@ -197,23 +197,41 @@ describe('Gemini inbound', () => {
     expect(rec.query.get('alt')).toBe('sse');
   });
 
-  it('counts tokens locally, without an upstream call or a charge', async () => {
+  it('counts tokens on the Gemini channel, without a charge', async () => {
     const before = await rig.quota();
     const body = { contents: [{ role: 'user', parts: [{ text: 'How many tokens is this sentence?' }] }] };
     const res = await post(`/v1beta/models/${MODELS.gemini}:countTokens`, body, {
       'x-goog-api-key': rig.userKey,
     });
     expect(res.status).toBe(200);
+    expect(res.headers.get('x-switchyard-token-count')).toBe('upstream');
     const counted = (await res.json()) as { totalTokens: number };
-    expect(counted.totalTokens).toBeGreaterThan(5);
+    // The fake counts a quarter of the contents' JSON: the upstream's number, not the gateway's.
+    expect(counted.totalTokens).toBe(Math.ceil(JSON.stringify(body.contents).length / 4));
     const wrapped = await post(
       `/gemini/v1beta/models/${MODELS.gemini}:countTokens`,
       { generateContentRequest: { model: `models/${MODELS.gemini}`, ...body } },
       { 'x-goog-api-key': rig.userKey },
     );
-    expect(await wrapped.json()).toEqual(counted);
-    expect(rig.gemini.requests).toHaveLength(0);
+    expect(wrapped.headers.get('x-switchyard-token-count')).toBe('upstream');
+    expect(((await wrapped.json()) as { totalTokens: number }).totalTokens).toBeGreaterThan(0);
+    expect(rig.gemini.requests.map((r) => r.path)).toEqual([
+      `/v1beta/models/${MODELS.gemini}:countTokens`,
+      `/v1beta/models/${MODELS.gemini}:countTokens`,
+    ]);
     expect(await rig.quota()).toBe(before);
+  });
+
+  it('estimates a count locally, saying so, when no Gemini channel serves the model', async () => {
+    const body = { contents: [{ role: 'user', parts: [{ text: 'How many tokens is this sentence?' }] }] };
+    const res = await post(`/v1beta/models/${MODELS.openai}:countTokens`, body, {
+      'x-goog-api-key': rig.userKey,
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-switchyard-token-count')).toBe('estimated');
+    expect(((await res.json()) as { totalTokens: number }).totalTokens).toBeGreaterThan(5);
+    expect(rig.gemini.requests).toHaveLength(0);
+    expect(rig.openai.requests).toHaveLength(0);
   });
 
   it('lists models in Gemini shape', async () => {
@@ -239,7 +257,7 @@ describe('Gemini inbound', () => {
     expect(missing.status).toBe(401);
     expect(await missing.json()).toMatchObject({ error: { code: 401, status: 'UNAUTHENTICATED' } });
 
-    const action = await post(`/v1beta/models/${MODELS.gemini}:embedContent`, body, {
+    const action = await post(`/v1beta/models/${MODELS.gemini}:predictLongRunning`, body, {
       'x-goog-api-key': rig.userKey,
     });
     expect(action.status).toBe(404);

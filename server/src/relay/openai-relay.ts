@@ -263,7 +263,7 @@ export async function relayOpenAi(
           );
         } catch (err) {
           // A body the vendor's format cannot carry (a bad rerank body, speech over its limit).
-          if (err instanceof TranslationError) throw relayErrors.badRequest(err.message);
+          if (err instanceof TranslationError) throw relayErrors.badRequest(err.message, err.param);
           throw err instanceof UnsupportedEndpointError || err instanceof ChannelConfigError
             ? new ChannelUnusable(err.message)
             : err;

@@ -3,6 +3,9 @@
  * `{error: {message, type, param, code}}`, with an honest status.
  */
 export class RelayError extends Error {
+  /** Headers the client is told with the error (an upstream 429's retry-after and x-ratelimit-*). */
+  headers: Record<string, string> | undefined;
+
   constructor(
     readonly status: number,
     readonly type: string,
@@ -81,9 +84,11 @@ export const relayErrors = {
     ),
   badRequest: (message: string, param: string | null = null) =>
     new RelayError(400, 'invalid_request_error', 'invalid_request', message, param),
+  // 404 like an unknown model: the call cannot succeed until an administrator acts, so SDKs must
+  // not retry it (they retry 5xx), and OpenAI answers a model it does not serve with 404.
   unpriced: (model: string) =>
     new RelayError(
-      403,
+      404,
       'invalid_request_error',
       'model_not_priced',
       `The model ${model} has no price set; ask the administrator`,
@@ -103,12 +108,22 @@ export const relayErrors = {
       'insufficient_token_quota',
       'This API key has too little quota left for this request',
     ),
+  /** Channels exist but none can take the call now: worth a retry. */
   noChannel: (group: string, model: string) =>
     new RelayError(
       503,
       'server_error',
       'no_available_channel',
       `No channel is available for model ${model} in group ${group}`,
+      'model',
+    ),
+  /** No channel serves the model in the group at all: a retry cannot help. */
+  noChannelAtAll: (group: string, model: string) =>
+    new RelayError(
+      404,
+      'invalid_request_error',
+      'model_not_found',
+      `The model ${model} does not exist or is not served to group ${group}`,
       'model',
     ),
   modelNotFound: (model: string) =>

@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import { LogType } from '@switchyard/domain';
 import type { FastifyBaseLogger } from 'fastify';
 import type { BearerKey } from '../auth/api-keys.js';
+import { billsDeliveredOnly } from '../billing/delivered-only.js';
 import type { Reservation } from '../billing/ledger.js';
 import type { ModelPrice } from '../billing/price-book.js';
 import { breakdownMetadata, computeQuota, reserveAmount } from '../billing/quota-math.js';
@@ -107,6 +108,8 @@ export interface RelayOutcome {
   completionTextRatio?: () => number;
   firstByteMs: number;
   clientAborted: boolean;
+  /** The client left and the channel bills only what was delivered (billing.delivered_only). */
+  billedDeliveredOnly?: boolean;
   upstreamFailedMidway: boolean;
 }
 
@@ -139,7 +142,8 @@ function unpricedFallback(s: Services, model: string): ModelPrice | undefined {
   };
 }
 
-function priceOf(s: Services, model: string): ModelPrice | undefined {
+/** The price the relay bills `model` at: its own (exact or wildcard), else the unpriced default. */
+export function priceOf(s: Services, model: string): ModelPrice | undefined {
   return s.relay.tables.prices.lookup(model) ?? unpricedFallback(s, model);
 }
 
@@ -174,6 +178,21 @@ export class ClientLeft extends RelayError {
 }
 
 /** The client's view of an upstream failure: honest status, no leak of the gateway's own credentials problems. */
+/** An upstream 429's advice to its client: when to come back and how much is left. */
+function rateLimitHeaders(headers: UpstreamReply['headers'] | undefined): Record<string, string> | undefined {
+  if (!headers) return undefined;
+  let out: Record<string, string> | undefined;
+  for (const [name, value] of Object.entries(headers)) {
+    const lower = name.toLowerCase();
+    if (value === undefined) continue;
+    if (lower === 'retry-after' || lower === 'retry-after-ms' || lower.startsWith('x-ratelimit-')) {
+      out ??= {};
+      out[lower] = Array.isArray(value) ? value.join(', ') : String(value);
+    }
+  }
+  return out;
+}
+
 function clientErrorFor(e: UpstreamError): RelayError {
   if (e.status === 401 || e.status === 403) {
     return new RelayError(
@@ -261,9 +280,12 @@ export async function relayEventStream(
   const res: ServerResponse = reply.raw;
   const body = ctx.response.body;
   let deadline = Number.POSITIVE_INFINITY;
-  // Billing needs the rest of the reply after the client left, but not for ever.
+  const deliveredOnly = billsDeliveredOnly(ctx.selection.channel.plugin);
+  // Billing needs the rest of the reply after the client left, but not for ever; a channel whose
+  // provider stops billing on disconnect is closed at once and billed for what was delivered.
   const client = followClient(res, body, () => {
-    deadline = s.clock.nowMs() + DRAIN_AFTER_ABORT_MS;
+    if (deliveredOnly) body.cancel();
+    else deadline = s.clock.nowMs() + DRAIN_AFTER_ABORT_MS;
   });
   // Keys set one by one: V8 adds keys that follow a spread in a literal one slow call at a time.
   const headers = replyHeaders(reply, contentType);
@@ -342,6 +364,23 @@ export async function relayEventStream(
   if (!client.gone) {
     hold();
     ending = true;
+  }
+  if (client.gone && deliveredOnly) {
+    // The upstream's usage, if any came, covers at most the start: the text read is what was sent.
+    const tok = await s.relay.counter.tokenizer(ctx.selection.upstreamModel);
+    return {
+      usage: {
+        ...emptyUsage(),
+        inputTokens: stream.usage?.inputTokens || (await ctx.promptTokens()),
+        outputTokens: countText(tok, stream.completionText()),
+        estimated: true,
+      },
+      completionText: () => stream.completionText(),
+      firstByteMs,
+      clientAborted: true,
+      billedDeliveredOnly: true,
+      upstreamFailedMidway: false,
+    };
   }
   return {
     usage: stream.usage,
@@ -457,10 +496,19 @@ async function relayCall(
   }
 
   const requestedPrice = priceOf(s, model);
-  if (!requestedPrice) throw relayErrors.unpriced(model);
+  if (!requestedPrice) {
+    // Neither priced nor served: unknown here, said the way OpenAI says it.
+    if (!r.selector.hasChannel(caller.group.symbol, model))
+      throw relayErrors.noChannelAtAll(caller.group.symbol, model);
+    throw relayErrors.unpriced(model);
+  }
   // The first channel is chosen before the reserve: its pre_cost says how the prompt is counted.
   const first = await selectChannel(s, call, caller, new Set());
-  if (!first) throw relayErrors.noChannel(caller.group.symbol, model);
+  if (!first) {
+    if (!r.selector.hasChannel(caller.group.symbol, model))
+      throw relayErrors.noChannelAtAll(caller.group.symbol, model);
+    throw relayErrors.noChannel(caller.group.symbol, model);
+  }
   const o = s.options.current;
   const amount = reserveAmount({
     price: requestedPrice,
@@ -570,7 +618,12 @@ async function sendWithRetries(
   for (;;) {
     const selection = next ?? (await selectChannel(s, call, caller, tried));
     next = undefined;
-    if (!selection) throw lastError ?? relayErrors.noChannel(caller.group.symbol, model);
+    if (!selection) {
+      if (lastError) throw lastError;
+      if (!r.selector.hasChannel(caller.group.symbol, model))
+        throw relayErrors.noChannelAtAll(caller.group.symbol, model);
+      throw relayErrors.noChannel(caller.group.symbol, model);
+    }
     tried.add(selection.channel.id);
     const unserved = call.unservedBy(selection.channel.type);
     if (unserved !== undefined) {
@@ -687,6 +740,7 @@ async function sendWithRetries(
     if (decision.freeze) await r.health.freeze(selection.channel.id, model, o.RetryCooldownSeconds);
     if (decision.disable) disableChannel(s, log, selection.channel.id, decision.reason);
     lastError = clientErrorFor(upstreamError);
+    if (upstreamError.status === 429) lastError.headers = rateLimitHeaders(response?.headers);
     if (!decision.retry || !canRetry || !budget.check(s.clock.nowMs()).ok) throw lastError;
   }
 }
@@ -808,6 +862,7 @@ function bill(s: Services, x: SettleInput, usage: Usage): Promise<unknown> {
   metadata.first_response = outcome.firstByteMs;
   metadata.estimated = usage.estimated;
   if (outcome.clientAborted) metadata.client_aborted = true;
+  if (outcome.billedDeliveredOnly) metadata.billed_delivered_only = true;
   if (outcome.upstreamFailedMidway) metadata.upstream_failed_midway = true;
   const nowMs = s.clock.nowMs();
   const ops = s.ops;

@@ -6,9 +6,11 @@ import type { OpenAiEndpoint } from '../providers/openai/request.js';
 import type { Services } from '../services.js';
 import { countAnthropicTokens, countGeminiTokens, inboundKey, relayChat } from './chat-relay.js';
 import { errorBodyFor, type InboundDialect } from './dialect-errors.js';
+import { relayGeminiEmbeddings } from './native/gemini-embeddings.js';
 import { relayOpenAi } from './openai-relay.js';
 import { type RelayReply, type RelayRequest, relayCorsHeaders } from './relay-client.js';
 import { RelayError, relayErrors } from './relay-error.js';
+import { priceOf } from './relay-pipeline.js';
 import type { RelayCaller } from './token-auth.js';
 
 /** OpenAI's non-chat endpoints, relayed through the full pipeline (JSON bodies, or streamed uploads). */
@@ -34,11 +36,17 @@ function modelObject(s: Services, id: string) {
   return { id, object: 'model', created: MODEL_CREATED, owned_by: owner };
 }
 
-/** Models the key may call: what its group's channels serve (wildcards left out), minus its allow-list. */
+/**
+ * Models the key can call: what its group's channels serve (wildcards left out), priced (or served
+ * unpriced by option), within its allow-list. A listed model that answers 404 would mislead clients
+ * that pick from the list.
+ */
 function visibleModels(s: Services, caller: RelayCaller): string[] {
-  const all = s.relay.tables.routing.models(caller.group.symbol).filter((m) => !m.endsWith('*'));
   const allowed = caller.allowedModels;
-  return (allowed ? all.filter((m) => allowed.has(m)) : all).sort();
+  return s.relay.tables.routing
+    .models(caller.group.symbol)
+    .filter((m) => !m.endsWith('*') && (!allowed || allowed.has(m)) && priceOf(s, m) !== undefined)
+    .sort();
 }
 
 /** The model list in the shape of Anthropic's `GET /v1/models`. */
@@ -93,6 +101,7 @@ function dialectOf(req: FastifyRequest): InboundDialect {
 }
 
 function sendRelayError(reply: FastifyReply, err: RelayError) {
+  if (err.headers) reply.headers(err.headers);
   return reply.status(err.status).send(errorBodyFor(dialectOf(reply.request), err, String(reply.request.id)));
 }
 
@@ -152,16 +161,24 @@ export const RELAY_POST_ROUTES: readonly RelayPostRoute[] = [
   ),
 ];
 
+const GEMINI_ACTIONS: ReadonlySet<string> = new Set([
+  'generateContent',
+  'streamGenerateContent',
+  'countTokens',
+  'embedContent',
+  'batchEmbedContents',
+]);
+
 /** `gemini-2.5-flash:streamGenerateContent` -> model and action. */
 function geminiTarget(modelAction: string): { model: string; action: string } {
   const colon = modelAction.lastIndexOf(':');
   const action = colon === -1 ? '' : modelAction.slice(colon + 1);
-  if (action !== 'generateContent' && action !== 'streamGenerateContent' && action !== 'countTokens') {
+  if (!GEMINI_ACTIONS.has(action)) {
     throw new RelayError(
       404,
       'invalid_request_error',
       'not_found',
-      'Only models/{model}:generateContent, :streamGenerateContent and :countTokens are served',
+      'Only models/{model}:generateContent, :streamGenerateContent, :countTokens, :embedContent and :batchEmbedContents are served',
     );
   }
   // The router has already percent-decoded the path.
@@ -219,8 +236,8 @@ export async function registerRelayRoutes(app: FastifyInstance, s: Services): Pr
       );
     }
     for (const prefix of ['', '/claude']) {
-      relay.post(`${prefix}/v1/messages/count_tokens`, { config: { dialect: 'anthropic' } }, (req) =>
-        countAnthropicTokens(s, req),
+      relay.post(`${prefix}/v1/messages/count_tokens`, { config: { dialect: 'anthropic' } }, (req, reply) =>
+        countAnthropicTokens(s, req, reply),
       );
     }
     const gemini = (
@@ -228,7 +245,9 @@ export async function registerRelayRoutes(app: FastifyInstance, s: Services): Pr
       reply: FastifyReply,
     ) => {
       const { model, action } = geminiTarget(req.params['*']);
-      if (action === 'countTokens') return countGeminiTokens(s, req, model);
+      if (action === 'countTokens') return countGeminiTokens(s, req, reply, model);
+      if (action === 'embedContent' || action === 'batchEmbedContents')
+        return relayGeminiEmbeddings(s, action, model, req, reply);
       return relayChat(s, 'gemini', req, reply, {
         model,
         stream: action === 'streamGenerateContent',
@@ -237,16 +256,10 @@ export async function registerRelayRoutes(app: FastifyInstance, s: Services): Pr
     };
     relay.post('/gemini/:version/models/*', { config: { dialect: 'gemini' } }, gemini);
     relay.post('/v1beta/models/*', { config: { dialect: 'gemini' } }, gemini);
+    // @google/genai with the gateway's root as base URL and apiVersion v1. OpenAI has no POST under
+    // /v1/models, so the paths cannot collide with its GET /v1/models/{id}.
+    relay.post('/v1/models/*', { config: { dialect: 'gemini' } }, gemini);
 
-    relay.get('/v1/models', async (req) => {
-      const caller = await callerOf(s, req);
-      // Anthropic's SDKs (Claude Code among them) always send anthropic-version.
-      if (req.headers['anthropic-version'] !== undefined) return anthropicModelList(visibleModels(s, caller));
-      return { object: 'list', data: visibleModels(s, caller).map((id) => modelObject(s, id)) };
-    });
-    relay.get('/claude/v1/models', { config: { dialect: 'anthropic' } }, async (req) =>
-      anthropicModelList(visibleModels(s, await callerOf(s, req))),
-    );
     const geminiModels = async (req: FastifyRequest) => {
       const caller = await s.relay.auth.authenticate(
         inboundKey('gemini', req),
@@ -257,10 +270,29 @@ export async function registerRelayRoutes(app: FastifyInstance, s: Services): Pr
         models: visibleModels(s, caller).map((id) => ({
           name: `models/${id}`,
           displayName: id,
-          supportedGenerationMethods: ['generateContent', 'streamGenerateContent'],
+          supportedGenerationMethods: [
+            'generateContent',
+            'streamGenerateContent',
+            'countTokens',
+            'embedContent',
+            'batchEmbedContents',
+          ],
         })),
       };
     };
+    relay.get('/v1/models', async (req) => {
+      // A Gemini client at the root names its key the Gemini way; it gets Gemini's list.
+      if (req.headers['x-goog-api-key'] !== undefined || (req.query as { key?: unknown }).key !== undefined) {
+        return geminiModels(req);
+      }
+      const caller = await callerOf(s, req);
+      // Anthropic's SDKs (Claude Code among them) always send anthropic-version.
+      if (req.headers['anthropic-version'] !== undefined) return anthropicModelList(visibleModels(s, caller));
+      return { object: 'list', data: visibleModels(s, caller).map((id) => modelObject(s, id)) };
+    });
+    relay.get('/claude/v1/models', { config: { dialect: 'anthropic' } }, async (req) =>
+      anthropicModelList(visibleModels(s, await callerOf(s, req))),
+    );
     relay.get('/gemini/:version/models', { config: { dialect: 'gemini' } }, geminiModels);
     relay.get('/v1beta/models', { config: { dialect: 'gemini' } }, geminiModels);
     relay.get<{ Params: { id: string } }>('/v1/models/:id', async (req) => {

@@ -49,7 +49,15 @@ describe('OpenAI relay', () => {
       name: 'primary',
       key: UPSTREAM_KEY,
       base_url: up.url,
-      models: ['test-chat', 'test-embed', 'test-image', 'tts-1', 'whisper-1', 'gpt-4o-mini'],
+      models: [
+        'test-chat',
+        'test-embed',
+        'test-image',
+        'tts-1',
+        'whisper-1',
+        'gpt-4o-mini',
+        'no-price-model',
+      ],
       priority: 10,
     });
     await createChannel(t, root, {
@@ -321,8 +329,13 @@ describe('OpenAI relay', () => {
     await expect(call(empty.key)).rejects.toMatchObject({ status: 403, code: 'token_exhausted' });
     const { key } = await createToken(t, userCookie);
     await expect(call(key, 'no-price-model')).rejects.toMatchObject({
-      status: 403,
+      status: 404,
       code: 'model_not_priced',
+    });
+    // Neither priced nor served: OpenAI's answer for a model it does not have.
+    await expect(call(key, 'no-such-model-at-all')).rejects.toMatchObject({
+      status: 404,
+      code: 'model_not_found',
     });
   });
 
@@ -331,6 +344,9 @@ describe('OpenAI relay', () => {
     const list = await client(key).models.list();
     const ids = list.data.map((m) => m.id);
     expect(ids).toContain('test-chat');
+    // Served by a channel but unpriced: it would answer 404, so it is not offered.
+    expect(ids).not.toContain('no-price-model');
+    await expect(client(key).models.retrieve('no-price-model')).rejects.toMatchObject({ status: 404 });
     const one = await client(key).models.retrieve('test-chat');
     expect(one.id).toBe('test-chat');
     await expect(client(key).models.retrieve('nope')).rejects.toMatchObject({ status: 404 });

@@ -340,6 +340,24 @@ export async function startFakeGemini(options: FakeGeminiOptions = {}): Promise<
     res.end(sse ? '' : ']');
   }
 
+  /** Embeddings as the API sends them: `values` per text, no usage; the vector's size follows outputDimensionality. */
+  function embed(res: ServerResponse, rec: RecordedGeminiRequest, action: string) {
+    const vector = (r: Record<string, unknown> | undefined) => {
+      const size = typeof r?.outputDimensionality === 'number' ? r.outputDimensionality : 8;
+      const text = JSON.stringify(r?.content ?? '');
+      return { values: Array.from({ length: size }, (_, i) => ((text.length + i) % 10) / 10) };
+    };
+    if (action === 'embedContent') return send(res, 200, { embedding: vector(rec.json) });
+    const requests = Array.isArray(rec.json?.requests)
+      ? (rec.json.requests as Record<string, unknown>[])
+      : [];
+    const wrongModel = requests.find((r) => r.model !== `models/${rec.model}`);
+    if (wrongModel || requests.length === 0) {
+      return sendError(res, fakeGeminiErrors.invalidArgument('Each request must name the model of the URL.'));
+    }
+    send(res, 200, { embeddings: requests.map(vector) });
+  }
+
   function countTokens(res: ServerResponse, rec: RecordedGeminiRequest) {
     const text = JSON.stringify(rec.json?.contents ?? rec.json?.generateContentRequest ?? '');
     const totalTokens = Math.max(1, Math.ceil(text.length / 4));
@@ -371,11 +389,20 @@ export async function startFakeGemini(options: FakeGeminiOptions = {}): Promise<
     const action = rec.action;
     if (req.method !== 'POST' || !rec.model || !action)
       return sendError(res, googleError(404, 'NOT_FOUND', 'Not Found'));
-    if (!['generateContent', 'streamGenerateContent', 'countTokens'].includes(action)) {
+    if (
+      ![
+        'generateContent',
+        'streamGenerateContent',
+        'countTokens',
+        'embedContent',
+        'batchEmbedContents',
+      ].includes(action)
+    ) {
       return sendError(res, googleError(404, 'NOT_FOUND', `Method ${action} not found`));
     }
     if (!rec.json) return sendError(res, fakeGeminiErrors.invalidArgument('Invalid JSON payload received.'));
     if (action === 'countTokens') return countTokens(res, rec);
+    if (action === 'embedContent' || action === 'batchEmbedContents') return embed(res, rec, action);
     if (!Array.isArray(rec.json.contents) || rec.json.contents.length === 0) {
       return sendError(res, fakeGeminiErrors.invalidArgument());
     }

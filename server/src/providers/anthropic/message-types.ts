@@ -96,6 +96,7 @@ export interface AnthropicMessagesRequest {
   stop_sequences?: string[];
   temperature?: number;
   top_p?: number;
+  top_k?: number;
   stream?: boolean;
   tools?: AnthropicTool[];
   tool_choice?: AnthropicToolChoice;

@@ -9,6 +9,7 @@ import type {
   AnthropicToolResultBlock,
 } from '../anthropic/message-types.js';
 import { parseDataUrl, toDataUrl } from './data-url.js';
+import { accepts, type FieldRules, refuseUnsupportedFields } from './field-rules.js';
 import {
   asArray,
   asBoolean,
@@ -305,11 +306,103 @@ function stopSequences(stop: unknown): string[] | undefined {
   return kept.length ? kept : undefined;
 }
 
+/** Every OpenAI chat field and what becomes of it on an Anthropic channel (docs/compatibility.md). */
+const OPENAI_TO_ANTHROPIC_FIELDS: FieldRules = {
+  model: 'mapped',
+  messages: 'mapped',
+  max_tokens: 'mapped',
+  max_completion_tokens: 'mapped',
+  tools: 'mapped',
+  functions: 'mapped',
+  tool_choice: 'mapped',
+  function_call: 'mapped',
+  parallel_tool_calls: 'mapped',
+  stop: 'mapped',
+  temperature: 'mapped',
+  top_p: 'mapped',
+  top_k: 'mapped',
+  stream: 'mapped',
+  // The translated stream always carries usage; the client's wish decides the last chunk.
+  stream_options: 'mapped',
+  user: 'mapped',
+  safety_identifier: 'mapped',
+  reasoning_effort: 'mapped',
+  response_format: 'mapped',
+  // Several choices would take several upstream calls; one is all an Anthropic call gives.
+  n: accepts.one,
+  frequency_penalty: accepts.zero,
+  presence_penalty: accepts.zero,
+  logit_bias: accepts.emptyObject,
+  logprobs: accepts.false,
+  top_logprobs: accepts.zero,
+  seed: accepts.never,
+  modalities: accepts.textOnly,
+  audio: accepts.never,
+  prediction: accepts.never,
+  web_search_options: accepts.never,
+  verbosity: accepts.never,
+  // OpenAI-side storage and routing hints: nothing to store or route at Anthropic.
+  store: accepts.false,
+  metadata: 'moot',
+  service_tier: (v) => v === 'auto' || v === 'default',
+  prompt_cache_key: 'moot',
+};
+
+/** The tool a structured-output request forces, whose input is the JSON the client asked for. */
+export const STRUCTURED_OUTPUT_TOOL = 'json_output';
+
+/**
+ * `response_format` as a forced tool (Anthropic's documented way to get JSON that follows a schema):
+ * the tool's input schema is the client's schema, and the reply's tool input becomes the message
+ * text. Undefined for plain text.
+ */
+function structuredOutputTool(format: unknown): AnthropicTool | undefined {
+  const f = asRecord(format);
+  if (!f) return undefined;
+  if (f.type === 'text') return undefined;
+  if (f.type === 'json_object') {
+    return {
+      name: STRUCTURED_OUTPUT_TOOL,
+      description: 'Give the answer as a JSON object.',
+      input_schema: { type: 'object', additionalProperties: true },
+    };
+  }
+  if (f.type === 'json_schema') {
+    const spec = asRecord(f.json_schema) ?? {};
+    const schema = asRecord(spec.schema);
+    if (!schema)
+      throw new TranslationError('response_format.json_schema.schema is required', 'response_format');
+    if (schema.type !== undefined && schema.type !== 'object') {
+      throw new TranslationError(
+        'response_format.json_schema.schema must describe an object on this channel',
+        'response_format',
+      );
+    }
+    const name = asString(spec.name);
+    const description = asString(spec.description);
+    return {
+      name: STRUCTURED_OUTPUT_TOOL,
+      description: [`Give the answer as JSON${name ? ` (${name})` : ''}.`, description]
+        .filter(Boolean)
+        .join(' '),
+      input_schema: schema.type === undefined ? { type: 'object', ...schema } : schema,
+    };
+  }
+  throw new TranslationError(`response_format type ${String(f.type)} is not supported`, 'response_format');
+}
+
+/** The structured-output tool's name when the request asked for JSON, for the reply translators. */
+export function structuredOutputOf(body: JsonRecord): string | undefined {
+  const type = asRecord(body.response_format)?.type;
+  return type === 'json_object' || type === 'json_schema' ? STRUCTURED_OUTPUT_TOOL : undefined;
+}
+
 /** An OpenAI chat/completions body as an Anthropic Messages body. */
 export function openAiToAnthropicRequest(
   body: JsonRecord,
   options: OpenAiToAnthropicOptions,
 ): AnthropicMessagesRequest {
+  refuseUnsupportedFields(body, OPENAI_TO_ANTHROPIC_FIELDS, 'Anthropic channels');
   const { system, messages } = convertMessages(body.messages);
   const maxTokens =
     asCount(body.max_completion_tokens) ??
@@ -327,6 +420,19 @@ export function openAiToAnthropicRequest(
     );
     if (choice) out.tool_choice = choice;
   }
+  const structured = structuredOutputTool(body.response_format);
+  if (structured) {
+    if (tools.length) {
+      throw new TranslationError(
+        'response_format together with tools is not supported on Anthropic channels',
+        'response_format',
+      );
+    }
+    out.tools = [structured];
+    out.tool_choice = { type: 'tool', name: structured.name };
+  }
+  const topK = asCount(body.top_k);
+  if (topK !== undefined) out.top_k = topK;
 
   const stop = stopSequences(body.stop);
   if (stop) out.stop_sequences = stop;
@@ -336,7 +442,7 @@ export function openAiToAnthropicRequest(
   const topP = asNumber(body.top_p);
   if (topP !== undefined) out.top_p = topP;
   if (body.stream === true) out.stream = true;
-  const user = asString(body.user);
+  const user = asString(body.user) ?? asString(body.safety_identifier);
   if (user) out.metadata = { user_id: user };
 
   const effort = asString(body.reasoning_effort);
@@ -369,6 +475,36 @@ export interface AnthropicToOpenAiOptions {
   maxTokensField?: 'max_tokens' | 'max_completion_tokens';
   /** Translate thinking into `reasoning_effort`; default true. Off for upstreams that reject the field. */
   reasoningEffort?: boolean;
+}
+
+/** Anthropic's request fields and their fate on an OpenAI-shaped channel (docs/compatibility.md). */
+const ANTHROPIC_TO_OPENAI_FIELDS: FieldRules = {
+  model: 'mapped',
+  messages: 'mapped',
+  system: 'mapped',
+  max_tokens: 'mapped',
+  temperature: 'mapped',
+  top_p: 'mapped',
+  stop_sequences: 'mapped',
+  tools: 'mapped',
+  tool_choice: 'mapped',
+  thinking: 'mapped',
+  output_config: 'mapped',
+  metadata: 'mapped',
+  stream: 'mapped',
+  top_k: accepts.never,
+  service_tier: 'moot',
+  container: accepts.never,
+  mcp_servers: accepts.never,
+  context_management: accepts.never,
+};
+
+/**
+ * Refuses what an Anthropic request asks for that an OpenAI-shaped channel cannot give. Called only
+ * when the call is translated: an Anthropic channel takes the body as it is.
+ */
+export function refuseAnthropicFieldsForOpenAi(body: JsonRecord): void {
+  refuseUnsupportedFields(body, ANTHROPIC_TO_OPENAI_FIELDS, "this model's channel (not Anthropic)");
 }
 
 /** Anthropic blocks that mean something to an OpenAI user message, as content parts. */

@@ -60,6 +60,8 @@ export interface AnthropicToOpenAiResponseOptions {
   model?: string;
   /** Unix seconds for `created`; default: now. */
   created?: number;
+  /** The forced structured-output tool, whose input is the message's JSON text (response_format). */
+  structuredTool?: string;
 }
 
 /** An Anthropic Message as an OpenAI chat.completion. Thinking becomes `reasoning_content`, unsigned. */
@@ -74,7 +76,13 @@ export function anthropicToOpenAiResponse(
     if (!isRecord(b)) continue;
     if (b.type === 'text') texts.push(asString(b.text) ?? '');
     else if (b.type === 'thinking') reasoning.push(asString(b.thinking) ?? '');
-    else if (b.type === 'tool_use') {
+    else if (
+      b.type === 'tool_use' &&
+      options.structuredTool !== undefined &&
+      b.name === options.structuredTool
+    ) {
+      texts.push(JSON.stringify(b.input ?? {}));
+    } else if (b.type === 'tool_use') {
       calls.push({
         id: asString(b.id) ?? '',
         type: 'function',
@@ -94,7 +102,16 @@ export function anthropicToOpenAiResponse(
     created: options.created ?? Math.floor(Date.now() / 1000),
     model: options.model ?? asString(message.model) ?? '',
     choices: [
-      { index: 0, message: out, logprobs: null, finish_reason: anthropicStopToFinish(message.stop_reason) },
+      {
+        index: 0,
+        message: out,
+        logprobs: null,
+        // The forced JSON tool ends the turn with tool_use; to the client the answer simply ended.
+        finish_reason:
+          message.stop_reason === 'tool_use' && calls.length === 0
+            ? 'stop'
+            : anthropicStopToFinish(message.stop_reason),
+      },
     ],
   };
   const usage = fromAnthropicUsage(message.usage);

@@ -55,6 +55,8 @@ export interface AnthropicToOpenAiStreamOptions {
   includeUsage?: boolean;
   /** Unix seconds for `created`; default: now. */
   created?: number;
+  /** The forced structured-output tool, whose input streams as the message text (response_format). */
+  structuredTool?: string;
 }
 
 interface ToolBlock {
@@ -63,6 +65,8 @@ interface ToolBlock {
   /** Input given whole at block start, sent as arguments when no fragments follow. */
   input: unknown;
   sentArguments: boolean;
+  /** The structured-output tool: its input is sent as content, not as a tool call. */
+  structured: boolean;
 }
 
 export class AnthropicToOpenAiStream implements StreamTranslator {
@@ -76,6 +80,8 @@ export class AnthropicToOpenAiStream implements StreamTranslator {
   private usageFields: JsonRecord | null = null;
   private finishSent = false;
   private readonly texts = new CompletionTextSample();
+  private readonly structuredTool: string | undefined;
+  private realToolCalls = 0;
 
   completed = false;
   error: UpstreamErrorFields | null = null;
@@ -84,6 +90,7 @@ export class AnthropicToOpenAiStream implements StreamTranslator {
     this.includeUsage = options.includeUsage ?? false;
     this.created = options.created ?? Math.floor(Date.now() / 1000);
     this.model = options.model ?? '';
+    this.structuredTool = options.structuredTool;
   }
 
   get usage(): Usage | null {
@@ -141,6 +148,10 @@ export class AnthropicToOpenAiStream implements StreamTranslator {
 
   private toolArguments(out: string[], tool: ToolBlock, args: string): void {
     tool.sentArguments = true;
+    if (tool.structured) {
+      this.text(out, args);
+      return;
+    }
     this.texts.push(args);
     out.push(this.chunk({ tool_calls: [{ index: tool.index, function: { arguments: args } }] }, null));
   }
@@ -173,8 +184,19 @@ export class AnthropicToOpenAiStream implements StreamTranslator {
         this.start(out, {});
         const block = asRecord(payload.content_block) ?? {};
         const at = asNumber(payload.index) ?? 0;
-        if (block.type === 'tool_use') {
-          const tool: ToolBlock = { index: this.tools.size, input: block.input, sentArguments: false };
+        if (
+          block.type === 'tool_use' &&
+          this.structuredTool !== undefined &&
+          block.name === this.structuredTool
+        ) {
+          this.tools.set(at, { index: -1, input: block.input, sentArguments: false, structured: true });
+        } else if (block.type === 'tool_use') {
+          const tool: ToolBlock = {
+            index: this.realToolCalls++,
+            input: block.input,
+            sentArguments: false,
+            structured: false,
+          };
           this.tools.set(at, tool);
           const name = asString(block.name) ?? '';
           this.texts.push(name);
@@ -223,7 +245,7 @@ export class AnthropicToOpenAiStream implements StreamTranslator {
         const tool = this.tools.get(asNumber(payload.index) ?? 0);
         if (tool && !tool.sentArguments && isRecord(tool.input) && Object.keys(tool.input).length > 0) {
           this.toolArguments(out, tool, JSON.stringify(tool.input));
-        }
+        } else if (tool?.structured && !tool.sentArguments) this.toolArguments(out, tool, '{}');
         return;
       }
       case 'message_delta': {
@@ -231,7 +253,11 @@ export class AnthropicToOpenAiStream implements StreamTranslator {
         const stop = asString(asRecord(payload.delta)?.stop_reason);
         if (stop && !this.finishSent) {
           this.finishSent = true;
-          out.push(this.chunk({}, anthropicStopToFinish(stop)));
+          const finish =
+            stop === 'tool_use' && this.realToolCalls === 0 && this.structuredTool !== undefined
+              ? 'stop'
+              : anthropicStopToFinish(stop);
+          out.push(this.chunk({}, finish));
         }
         return;
       }

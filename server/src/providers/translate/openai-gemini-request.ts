@@ -7,6 +7,7 @@ import type {
   GeminiToolConfig,
 } from '../gemini/content-types.js';
 import { audioFormatOf, mediaTypeFromUrl, parseDataUrl, toDataUrl } from './data-url.js';
+import { accepts, type FieldRules, refuseUnsupportedFields } from './field-rules.js';
 import { fromGeminiSchema, toGeminiSchema } from './gemini-schema.js';
 import {
   asArray,
@@ -202,6 +203,8 @@ function generationConfig(body: JsonRecord, model: string): GeminiGenerationConf
   if (stop.length) config.stopSequences = stop as string[];
   const n = asCount(body.n);
   if (n !== undefined && n > 1) config.candidateCount = n;
+  const topK = asCount(body.top_k);
+  if (topK !== undefined) config.topK = topK;
   const seed = asNumber(body.seed);
   if (seed !== undefined) config.seed = seed;
   const presence = asNumber(body.presence_penalty);
@@ -223,8 +226,50 @@ function generationConfig(body: JsonRecord, model: string): GeminiGenerationConf
   return Object.keys(config).length ? config : undefined;
 }
 
+/** Every OpenAI chat field and what becomes of it on a Gemini channel (docs/compatibility.md). */
+const OPENAI_TO_GEMINI_FIELDS: FieldRules = {
+  model: 'mapped',
+  messages: 'mapped',
+  max_tokens: 'mapped',
+  max_completion_tokens: 'mapped',
+  tools: 'mapped',
+  functions: 'mapped',
+  tool_choice: 'mapped',
+  function_call: 'mapped',
+  stop: 'mapped',
+  temperature: 'mapped',
+  top_p: 'mapped',
+  top_k: 'mapped',
+  n: 'mapped',
+  seed: 'mapped',
+  presence_penalty: 'mapped',
+  frequency_penalty: 'mapped',
+  response_format: 'mapped',
+  reasoning_effort: 'mapped',
+  stream: 'mapped',
+  stream_options: 'mapped',
+  // Gemini may call several functions in one turn and has no switch to stop it.
+  parallel_tool_calls: (v) => v === true,
+  logprobs: accepts.false,
+  top_logprobs: accepts.zero,
+  logit_bias: accepts.emptyObject,
+  modalities: accepts.textOnly,
+  audio: accepts.never,
+  prediction: accepts.never,
+  web_search_options: accepts.never,
+  verbosity: accepts.never,
+  // Abuse-monitoring ids and OpenAI-side storage and routing hints: nothing to carry at Gemini.
+  user: 'moot',
+  safety_identifier: 'moot',
+  store: accepts.false,
+  metadata: 'moot',
+  service_tier: (v) => v === 'auto' || v === 'default',
+  prompt_cache_key: 'moot',
+};
+
 /** An OpenAI chat/completions body as a Gemini generateContent body. */
 export function openAiToGeminiRequest(body: JsonRecord, options: OpenAiToGeminiOptions): GeminiRequest {
+  refuseUnsupportedFields(body, OPENAI_TO_GEMINI_FIELDS, 'Gemini channels');
   const sentinel = options.thoughtSignatureSentinel ?? geminiUsesThinkingLevel(options.model);
   const system: GeminiPart[] = [];
   const turns = new GeminiTurns();
@@ -457,6 +502,66 @@ function responseFormat(config: JsonRecord | undefined): OpenAiResponseFormat | 
   if (schema) return { type: 'json_schema', json_schema: { name: 'response', schema } };
   if (mime === 'application/json') return { type: 'json_object' };
   return undefined;
+}
+
+/** Gemini's request fields (camelCase; snake_case is read alike) and their fate on an OpenAI channel. */
+const GEMINI_TO_OPENAI_FIELDS: FieldRules = {
+  contents: 'mapped',
+  systemInstruction: 'mapped',
+  generationConfig: 'mapped',
+  tools: 'mapped',
+  toolConfig: 'mapped',
+  // The thresholds cannot be applied by another provider's filters.
+  safetySettings: accepts.emptyArray,
+  cachedContent: accepts.never,
+  labels: 'moot',
+  model: 'mapped',
+};
+
+const GEMINI_CONFIG_TO_OPENAI_FIELDS: FieldRules = {
+  temperature: 'mapped',
+  topP: 'mapped',
+  maxOutputTokens: 'mapped',
+  stopSequences: 'mapped',
+  candidateCount: 'mapped',
+  seed: 'mapped',
+  presencePenalty: 'mapped',
+  frequencyPenalty: 'mapped',
+  responseMimeType: (v) => v === 'text/plain' || v === 'application/json',
+  responseSchema: 'mapped',
+  responseJsonSchema: 'mapped',
+  thinkingConfig: 'mapped',
+  topK: accepts.never,
+  responseLogprobs: accepts.false,
+  logprobs: accepts.never,
+  responseModalities: accepts.textOnly,
+  speechConfig: accepts.never,
+  imageConfig: accepts.never,
+  mediaResolution: accepts.never,
+  enableEnhancedCivicAnswers: accepts.never,
+};
+
+function camelKeys(record: JsonRecord): JsonRecord {
+  const out: JsonRecord = {};
+  for (const [k, v] of Object.entries(record))
+    out[k.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())] = v;
+  return out;
+}
+
+/**
+ * Refuses what a Gemini request asks for that an OpenAI-shaped channel cannot give. Called only
+ * when the call is translated: a Gemini channel takes the body as it is.
+ */
+export function refuseGeminiFieldsForOpenAi(body: JsonRecord): void {
+  refuseUnsupportedFields(camelKeys(body), GEMINI_TO_OPENAI_FIELDS, "this model's channel (not Gemini)");
+  const config = asRecord(field(body, 'generationConfig'));
+  if (config) {
+    refuseUnsupportedFields(
+      camelKeys(config),
+      GEMINI_CONFIG_TO_OPENAI_FIELDS,
+      "this model's channel (not Gemini)",
+    );
+  }
 }
 
 /** A Gemini generateContent body as an OpenAI chat/completions body. */

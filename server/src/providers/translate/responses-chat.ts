@@ -1,4 +1,5 @@
 import { fromOpenAiUsage, type Usage } from '../usage.js';
+import { accepts, type FieldRules, refuseUnsupportedFields } from './field-rules.js';
 import {
   asArray,
   asBoolean,
@@ -164,6 +165,46 @@ export interface ResponsesToChatOptions {
   model: string;
   /** Ask a streaming upstream for its usage chunk; default true. */
   includeUsage?: boolean;
+}
+
+/** The Responses API's request fields and their fate on a chat/completions channel. */
+const RESPONSES_TO_CHAT_FIELDS: FieldRules = {
+  model: 'mapped',
+  input: 'mapped',
+  instructions: 'mapped',
+  max_output_tokens: 'mapped',
+  temperature: 'mapped',
+  top_p: 'mapped',
+  tools: 'mapped',
+  tool_choice: 'mapped',
+  parallel_tool_calls: 'mapped',
+  reasoning: 'mapped',
+  text: 'mapped',
+  user: 'mapped',
+  safety_identifier: 'mapped',
+  stream: 'mapped',
+  previous_response_id: 'mapped',
+  // Nothing is stored by a chat channel; a later previous_response_id is refused instead.
+  store: 'moot',
+  metadata: 'moot',
+  prompt_cache_key: 'moot',
+  stream_options: 'moot',
+  service_tier: (v) => v === 'auto' || v === 'default',
+  include: accepts.emptyArray,
+  truncation: (v) => v === 'disabled',
+  background: accepts.false,
+  top_logprobs: accepts.zero,
+  prompt: accepts.never,
+  conversation: accepts.never,
+  max_tool_calls: accepts.never,
+};
+
+/**
+ * Refuses what a Responses request asks for that a chat/completions channel cannot give. Called only
+ * when the call is translated: a channel serving the Responses API takes the body as it is.
+ */
+export function refuseResponsesFieldsForChat(body: JsonRecord): void {
+  refuseUnsupportedFields(body, RESPONSES_TO_CHAT_FIELDS, "this model's channel (chat completions)");
 }
 
 /** A Responses API request body as a chat/completions body. */

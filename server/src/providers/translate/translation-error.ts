@@ -5,4 +5,12 @@
  */
 export class TranslationError extends Error {
   readonly status = 400;
+
+  /** The request field at fault, when one is: SDKs show it as the error's `param`. */
+  constructor(
+    message: string,
+    readonly param: string | null = null,
+  ) {
+    super(message);
+  }
 }

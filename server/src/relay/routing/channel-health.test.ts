@@ -43,7 +43,11 @@ for (const impl of implementations) {
       await h.freeze(1, 'm', 30);
       await h.freeze(3, 'm', 30);
       await h.freeze(2, 'other', 30);
-      expect([...(await h.frozenAmong([1, 2, 3, 4], 'm', Date.now()))].sort()).toEqual([1, 3]);
+      await h.freeze(4, 'm', 10);
+      const frozen = await h.frozenAmong([1, 2, 3, 4, 5], 'm', Date.now());
+      expect([...frozen.keys()].sort()).toEqual([1, 3, 4]);
+      // The shorter freeze ends first.
+      expect(frozen.get(4)!).toBeLessThan(frozen.get(1)!);
       expect((await h.frozenAmong([], 'm', Date.now())).size).toBe(0);
       await h.close();
     });

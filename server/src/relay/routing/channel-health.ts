@@ -9,14 +9,21 @@ export interface ChannelHealth {
   /** Freezes the pair for `seconds` from now; 0 or less does nothing (RetryCooldownSeconds = 0). */
   freeze(channelId: number, model: string, seconds: number): Promise<void>;
   isFrozen(channelId: number, model: string, now: number): Promise<boolean>;
-  /** The frozen ones among `channelIds`, in one round trip: what the selector asks per request. */
-  frozenAmong(channelIds: readonly number[], model: string, now: number): Promise<ReadonlySet<number>>;
+  /**
+   * The frozen ones among `channelIds` with the unix ms their freeze ends, in one round trip: what
+   * the selector asks per request (the end orders the freezes when every channel is frozen).
+   */
+  frozenAmong(
+    channelIds: readonly number[],
+    model: string,
+    now: number,
+  ): Promise<ReadonlyMap<number, number>>;
   close(): Promise<void>;
 }
 
 const SWEEP_MS = 60_000;
 /** The answer while nothing is frozen, shared: no allocation per request. */
-const NONE_FROZEN: ReadonlySet<number> = new Set();
+const NONE_FROZEN: ReadonlyMap<number, number> = new Map();
 
 export class MemoryChannelHealth implements ChannelHealth {
   private readonly frozenUntil = new Map<string, number>();
@@ -39,10 +46,17 @@ export class MemoryChannelHealth implements ChannelHealth {
     return this.check(pairKey(channelId, model), now);
   }
 
-  async frozenAmong(channelIds: readonly number[], model: string, now: number): Promise<ReadonlySet<number>> {
+  async frozenAmong(
+    channelIds: readonly number[],
+    model: string,
+    now: number,
+  ): Promise<ReadonlyMap<number, number>> {
     if (this.frozenUntil.size === 0) return NONE_FROZEN;
-    const out = new Set<number>();
-    for (const id of channelIds) if (this.check(pairKey(id, model), now)) out.add(id);
+    const out = new Map<number, number>();
+    for (const id of channelIds) {
+      const key = pairKey(id, model);
+      if (this.check(key, now)) out.set(id, this.frozenUntil.get(key)!);
+    }
     return out;
   }
 
@@ -84,7 +98,8 @@ export class RedisChannelHealth implements ChannelHealth {
     const ttlMs = Math.max(1, Math.ceil(seconds * 1000));
     try {
       // PX with GT would keep the longer of two freezes but needs Redis 7; a plain SET is close enough.
-      await this.redis.set(key, '1', 'PX', ttlMs);
+      // The value is the end by this node's clock: it only orders freezes, Redis expires them.
+      await this.redis.set(key, String(Date.now() + ttlMs), 'PX', ttlMs);
     } catch (err) {
       this.onError(err);
     }
@@ -103,14 +118,14 @@ export class RedisChannelHealth implements ChannelHealth {
     channelIds: readonly number[],
     model: string,
     _now: number,
-  ): Promise<ReadonlySet<number>> {
-    const out = new Set<number>();
+  ): Promise<ReadonlyMap<number, number>> {
+    const out = new Map<number, number>();
     if (channelIds.length === 0) return out;
     try {
       const values = await this.redis.mget(channelIds.map((id) => this.prefix + pairKey(id, model)));
       values.forEach((v, i) => {
         const id = channelIds[i];
-        if (v !== null && id !== undefined) out.add(id);
+        if (v !== null && id !== undefined) out.set(id, Number(v) || 0);
       });
     } catch (err) {
       this.onError(err);

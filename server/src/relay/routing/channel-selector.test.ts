@@ -97,7 +97,11 @@ describe('ChannelSelector: tiers and failover', () => {
     await health.freeze(1, 'gpt-4o', 5);
     await health.freeze(2, 'gpt-4o', 5);
     expect(await pick()).toBe(3);
-    expect(await pick({ exclude: new Set([3, 4]) })).toBeUndefined();
+    // Every candidate left is frozen: the one whose freeze ends first, not a refusal.
+    await health.freeze(1, 'gpt-4o', 3);
+    expect(await pick({ exclude: new Set([3, 4]) })).toBe(1);
+    expect(await pick({ exclude: new Set([1, 3, 4]) })).toBe(2);
+    expect(await pick({ exclude: new Set([1, 2, 3, 4]) })).toBeUndefined();
     advance(4_999);
     expect(await pick()).toBe(3);
     advance(1);
@@ -112,10 +116,30 @@ describe('ChannelSelector: tiers and failover', () => {
     expect(await pick({ exclude: new Set([2]) })).toBe(4);
   });
 
+  it('tries the frozen channel whose freeze ends first when all are frozen', async () => {
+    const { pick, health, selector } = setup(rows);
+    for (const [id, seconds] of [
+      [1, 30],
+      [2, 20],
+      [3, 5],
+      [4, 10],
+    ] as const)
+      await health.freeze(id, 'gpt-4o', seconds);
+    expect(await pick()).toBe(3);
+    expect(await pick({ exclude: new Set([3]) })).toBe(4);
+    expect(selector.hasChannel('default', 'gpt-4o')).toBe(true);
+    expect(selector.hasChannel('default', 'nosuch')).toBe(false);
+    expect(selector.hasChannel('vip', 'gpt-4o')).toBe(false);
+  });
+
   it('keeps freezes separate per model', async () => {
     const { pick, health } = setup([{ id: 1, models: 'gpt-4o,o3' }]);
     await health.freeze(1, 'gpt-4o', 5);
-    expect(await pick()).toBeUndefined();
+    const frozen = await health.frozenAmong([1], 'gpt-4o', NOW);
+    expect(frozen.has(1)).toBe(true);
+    expect((await health.frozenAmong([1], 'o3', NOW)).has(1)).toBe(false);
+    // A single-channel model whose only channel cools down still gets its call.
+    expect(await pick()).toBe(1);
     expect(await pick({ model: 'o3' })).toBe(1);
   });
 

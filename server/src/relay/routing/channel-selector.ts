@@ -44,7 +44,8 @@ export function pickWeighted(channels: readonly RoutableChannel[], random: Rando
 
 /**
  * Chooses the channel for one attempt: highest priority tier first, weighted random inside a tier,
- * the next lower tier only when every channel above is excluded, frozen, or unable to take tools.
+ * the next lower tier only when every channel above is excluded, frozen, or unable to take tools;
+ * when all are frozen, the one whose freeze ends first.
  */
 export class ChannelSelector {
   constructor(
@@ -82,7 +83,25 @@ export class ChannelSelector {
       const channel = open.length === 1 ? open[0]! : pickWeighted(open, this.random);
       return selectionOf(channel, req.model);
     }
-    return undefined;
+    // Every candidate is cooling down: a refusal would take a single-channel model offline for the
+    // whole cooldown after one failure, so the one whose cooldown ends first gets the call.
+    let soonest: RoutableChannel | undefined;
+    let soonestEnd = Number.POSITIVE_INFINITY;
+    for (const tier of candidates) {
+      for (const c of tier) {
+        const end = frozen.get(c.id) ?? 0;
+        if (end < soonestEnd) {
+          soonest = c;
+          soonestEnd = end;
+        }
+      }
+    }
+    return soonest ? selectionOf(soonest, req.model) : undefined;
+  }
+
+  /** True when some enabled channel serves the model in the group (frozen or not). */
+  hasChannel(group: string, model: string): boolean {
+    return (this.table().tiers(group, model)?.length ?? 0) > 0;
   }
 }
 

@@ -80,3 +80,9 @@ export function useModelCatalog() {
     .map((p) => ({ model: p.model, owner: names.get(p.channel_type) ?? '' }))
     .sort((a, b) => a.owner.localeCompare(b.owner) || a.model.localeCompare(b.model));
 }
+
+/** The models prices are set for (exact or `prefix*`), once loaded; shares the catalog's query. */
+export function usePricedModels(): string[] | undefined {
+  const prices = useQuery({ queryKey: ['/api/prices'], queryFn: () => apiGet<PriceView[]>('/api/prices') });
+  return prices.data?.map((p) => p.model);
+}

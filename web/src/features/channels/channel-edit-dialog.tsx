@@ -1,4 +1,5 @@
 import CloudDownloadOutlined from '@mui/icons-material/CloudDownloadOutlined';
+import Alert from '@mui/material/Alert';
 import Autocomplete from '@mui/material/Autocomplete';
 import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
@@ -20,7 +21,7 @@ import type { MessageKey } from '../../i18n/message-key';
 import { apiGet, apiPost, request } from '../../lib/api-client';
 import { toast } from '../../lib/toast';
 import type { FieldErrors } from '../admin/field-errors';
-import { CHANNEL_PATH, TAG_PATH, useGroupSymbols, useModelCatalog } from './channel-api';
+import { CHANNEL_PATH, TAG_PATH, useGroupSymbols, useModelCatalog, usePricedModels } from './channel-api';
 import {
   addModels,
   type ChannelForm,
@@ -29,6 +30,7 @@ import {
   formFromChannel,
   providerOf,
   selectableProviders,
+  unpricedModels,
 } from './channel-form';
 import { KeyValueRows } from './key-value-rows';
 
@@ -49,6 +51,8 @@ export function ChannelEditDialog(props: { open: boolean; channelId: number | nu
   const [fetching, setFetching] = useState(false);
   const groups = useGroupSymbols();
   const catalog = useModelCatalog();
+  const priced = usePricedModels();
+  const unpriced = priced ? unpricedModels(form.models, priced) : [];
   const editing = props.channelId !== null;
 
   useEffect(() => {
@@ -225,7 +229,8 @@ export function ChannelEditDialog(props: { open: boolean; channelId: number | nu
               renderValue={(value, getItemProps) =>
                 value.map((option, index) => {
                   const { key, ...rest } = getItemProps({ index });
-                  return <Chip key={key} size="small" label={option} {...rest} />;
+                  const color = unpriced.includes(option) ? 'warning' : 'default';
+                  return <Chip key={key} size="small" color={color} label={option} {...rest} />;
                 })
               }
               renderInput={(params) => (
@@ -250,6 +255,11 @@ export function ChannelEditDialog(props: { open: boolean; channelId: number | nu
               </Button>
             )}
           </Stack>
+          {unpriced.length > 0 && (
+            <Alert severity="warning" data-testid="unpriced-models">
+              {t('admin.channel.unpricedModels', { models: unpriced.join(', ') })}
+            </Alert>
+          )}
           <Autocomplete
             multiple
             options={groups.data ?? []}

@@ -1,6 +1,13 @@
 import type { ChannelView } from '@switchyard/domain';
 import { describe, expect, it } from 'vitest';
-import { addModels, channelBody, emptyChannelForm, flattenPlugin, formFromChannel } from './channel-form';
+import {
+  addModels,
+  channelBody,
+  emptyChannelForm,
+  flattenPlugin,
+  formFromChannel,
+  unpricedModels,
+} from './channel-form';
 
 const filled = () => ({
   ...emptyChannelForm(1),
@@ -142,5 +149,14 @@ describe('channel form', () => {
     const form = formFromChannel(view);
     expect(form).toMatchObject({ key: '', priority: '2', weight: '3', mapping: [{ key: 'a', value: 'b' }] });
     expect(channelBody(form, 1).ok).toBe(true);
+  });
+
+  it('finds the models no price covers, exact or by wildcard', () => {
+    const priced = ['gpt-4o', 'claude-*', 'o3-*'];
+    expect(unpricedModels(['gpt-4o', 'o3-mini', 'claude-x', 'new*', 'o3-*', 'gpt-4o-mini'], priced)).toEqual([
+      'new*',
+      'gpt-4o-mini',
+    ]);
+    expect(unpricedModels(['a', 'b'], [])).toEqual(['a', 'b']);
   });
 });

@@ -149,8 +149,11 @@ function nestPlugin(
   for (const field of [...(provider?.fields ?? []), ...CONNECTION_FIELDS]) {
     const raw = form.plugin[field.key];
     let value: unknown;
-    if (field.kind === 'bool') value = raw === true;
-    else {
+    if (field.kind === 'bool') {
+      value = raw === true;
+      // The settings every channel carries are stored only when switched on: off is their default.
+      if (value === false && CONNECTION_FIELDS.includes(field)) continue;
+    } else {
       const text = typeof raw === 'string' ? raw.trim() : '';
       if (text === '') {
         if (field.required) errors[`plugin.${field.key}`] = i18n.t('admin.validation.required');
@@ -254,4 +257,15 @@ export function channelBody(
       : checkForm(channelUpdateInput, { ...body, id });
   if (!checked.ok) return checked;
   return { ok: true, body: id === undefined ? body : { ...body, id } };
+}
+
+/**
+ * The channel's models that no price covers (exactly, or by a `prefix*` price, as the relay looks
+ * them up): the relay answers them 404 and leaves them out of /v1/models until they are priced.
+ * A wildcard model of the channel counts as priced when the same wildcard is.
+ */
+export function unpricedModels(models: readonly string[], priced: readonly string[]): string[] {
+  const exact = new Set(priced);
+  const prefixes = priced.filter((p) => p.endsWith('*')).map((p) => p.slice(0, -1));
+  return models.filter((m) => !exact.has(m) && !prefixes.some((p) => !m.endsWith('*') && m.startsWith(p)));
 }

@@ -16,6 +16,18 @@ describe('log filters', () => {
     expect(statQuery(filters, true)).toEqual({ token_name: 't', start_timestamp: '10', username: 'bob' });
   });
 
+  it('reads a client disconnect and how it was billed', () => {
+    expect(logBreakdown({ client_aborted: true })).toMatchObject({
+      clientAborted: true,
+      deliveredOnly: false,
+    });
+    expect(logBreakdown({ client_aborted: true, billed_delivered_only: true })).toMatchObject({
+      clientAborted: true,
+      deliveredOnly: true,
+    });
+    expect(logBreakdown({})).toMatchObject({ clientAborted: false, deliveredOnly: false });
+  });
+
   it('reads the token breakdown and ratios the relay writes', () => {
     const b = logBreakdown({
       price_type: 'tokens',

@@ -68,6 +68,9 @@ export interface LogBreakdown {
   firstResponseMs: number | undefined;
   estimated: boolean;
   shortfall: number | undefined;
+  /** The client left mid-stream; `deliveredOnly`: and only what it received was billed. */
+  clientAborted: boolean;
+  deliveredOnly: boolean;
 }
 
 const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
@@ -87,5 +90,7 @@ export function logBreakdown(metadata: Record<string, unknown>): LogBreakdown {
     firstResponseMs: num(metadata.first_response),
     estimated: metadata.estimated === true,
     shortfall: num(metadata.shortfall),
+    clientAborted: metadata.client_aborted === true,
+    deliveredOnly: metadata.billed_delivered_only === true,
   };
 }

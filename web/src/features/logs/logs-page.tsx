@@ -101,6 +101,14 @@ function DetailDialog({ log, onClose, raw }: { log: LogView; onClose: () => void
       ? [[t('user.log.shortfall'), String(b.shortfall)] as [string, string]]
       : []),
     ...(b.estimated ? [[t('user.log.estimated'), t('user.log.estimatedYes')] as [string, string]] : []),
+    ...(b.clientAborted
+      ? [
+          [
+            t('user.log.clientAborted'),
+            b.deliveredOnly ? t('user.log.clientAbortedDelivered') : t('user.log.clientAbortedWhole'),
+          ] as [string, string],
+        ]
+      : []),
     ...(log.content ? [[t('user.log.content'), log.content] as [string, string]] : []),
   ];
   return (

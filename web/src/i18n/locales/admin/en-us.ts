@@ -74,6 +74,8 @@ export const adminEnUS: Messages<typeof adminZhCN> = {
     keyKeep: 'Leave empty to keep the stored key',
     baseUrlHint: "Leave empty for the type's default address",
     modelsHint: 'Type or paste (comma separated); * only as the last character, after at least one other',
+    unpricedModels:
+      'No price is set for {{models}}: the relay refuses these models (404) and leaves them out of /v1/models until they are priced.',
     mappingFrom: 'Requested model',
     mappingTo: 'Forwarded model',
     mappingHint: 'A leading + on the target bills the requested model',
@@ -161,6 +163,10 @@ export const adminEnUS: Messages<typeof adminZhCN> = {
       regionProject: 'Region|project ID',
     },
     field: {
+      billing: {
+        delivered_only:
+          'Bill only what reached the client when it disconnects (for providers that stop billing on disconnect)',
+      },
       upstream: {
         connect_timeout: 'Connect timeout (seconds)',
         first_byte_timeout: 'First-byte timeout (seconds)',

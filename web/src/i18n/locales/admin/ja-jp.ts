@@ -74,6 +74,8 @@ export const adminJaJP: Messages<typeof adminZhCN> = {
     keyKeep: '空欄のままなら現在のキーを保持します',
     baseUrlHint: '空欄なら種類の既定アドレスを使います',
     modelsHint: '入力または貼り付け（カンマ区切り）。* は末尾のみ、前に 1 文字以上必要です',
+    unpricedModels:
+      '{{models}} には価格が設定されていません。価格を設定するまで、リレーはこれらのモデルを拒否し（404）、/v1/models にも表示しません。',
     mappingFrom: '要求されたモデル',
     mappingTo: '転送先モデル',
     mappingHint: '転送先の先頭に + を付けると要求されたモデルで課金します',
@@ -160,6 +162,10 @@ export const adminJaJP: Messages<typeof adminZhCN> = {
       regionProject: 'リージョン|プロジェクト ID',
     },
     field: {
+      billing: {
+        delivered_only:
+          'クライアントが途中で切断したとき、届いた分だけ課金する（切断で課金を止めるプロバイダー向け）',
+      },
       upstream: {
         connect_timeout: '接続タイムアウト（秒）',
         first_byte_timeout: '最初のバイトのタイムアウト（秒）',

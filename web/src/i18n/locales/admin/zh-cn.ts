@@ -72,6 +72,8 @@ export const adminZhCN = {
     keyKeep: '留空则保留原密钥',
     baseUrlHint: '留空使用该类型的默认地址',
     modelsHint: '可输入或粘贴（逗号分隔），* 只能放在末尾且前面至少有一个字符',
+    unpricedModels:
+      '{{models}} 尚未设置价格：在设置价格之前，中转会拒绝这些模型（404），且不会在 /v1/models 中列出。',
     mappingFrom: '请求的模型',
     mappingTo: '转发的模型',
     mappingHint: '目标前加 + 表示按请求的模型计费',
@@ -158,6 +160,7 @@ export const adminZhCN = {
       regionProject: '区域|项目 ID',
     },
     field: {
+      billing: { delivered_only: '客户端中途断开时只按已送达的内容计费（适用于断开即停止计费的供应商）' },
       upstream: {
         connect_timeout: '连接超时（秒）',
         first_byte_timeout: '首字节超时（秒）',

@@ -74,6 +74,8 @@ export const adminZhHK: Messages<typeof adminZhCN> = {
     keyKeep: '留空則保留原金鑰',
     baseUrlHint: '留空使用該類型的預設地址',
     modelsHint: '可輸入或貼上（逗號分隔），* 只能放在末尾且前面至少有一個字元',
+    unpricedModels:
+      '{{models}} 尚未設定價格：在設定價格之前，中轉會拒絕這些模型（404），且不會在 /v1/models 中列出。',
     mappingFrom: '請求的模型',
     mappingTo: '轉發的模型',
     mappingHint: '目標前加 + 表示按請求的模型計費',
@@ -160,6 +162,7 @@ export const adminZhHK: Messages<typeof adminZhCN> = {
       regionProject: '區域|專案 ID',
     },
     field: {
+      billing: { delivered_only: '用戶端中途斷開時只按已送達的內容計費（適用於斷開即停止計費的供應商）' },
       upstream: {
         connect_timeout: '連線逾時（秒）',
         first_byte_timeout: '首位元組逾時（秒）',

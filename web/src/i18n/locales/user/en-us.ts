@@ -111,6 +111,9 @@ export const userEnUS: Messages<typeof userZhCN> = {
     shortfall: 'Not charged (balance ran out)',
     estimated: 'Usage',
     estimatedYes: 'Counted locally; the upstream reported no usage',
+    clientAborted: 'Client disconnected',
+    clientAbortedDelivered: 'Yes: billed for what was delivered',
+    clientAbortedWhole: 'Yes: billed for the whole upstream output',
     content: 'Content',
     kinds: {
       input_text_tokens: 'Input text tokens',

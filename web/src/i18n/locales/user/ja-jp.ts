@@ -110,6 +110,9 @@ export const userJaJP: Messages<typeof userZhCN> = {
     shortfall: '残高不足で未請求の分',
     estimated: '使用量',
     estimatedYes: '上流が使用量を返さなかったためローカルで推定',
+    clientAborted: 'クライアント切断',
+    clientAbortedDelivered: 'はい：届いた分を課金',
+    clientAbortedWhole: 'はい：上流の出力全体を課金',
     content: '内容',
     kinds: {
       input_text_tokens: '入力テキストトークン',

@@ -108,6 +108,9 @@ export const userZhCN = {
     shortfall: '余额不足未扣额度',
     estimated: '用量',
     estimatedYes: '上游未返回用量，为本地估算',
+    clientAborted: '客户端断开',
+    clientAbortedDelivered: '是：按已送达的内容计费',
+    clientAbortedWhole: '是：按上游完整输出计费',
     content: '内容',
     kinds: {
       input_text_tokens: '输入文本 Tokens',

@@ -110,6 +110,9 @@ export const userZhHK: Messages<typeof userZhCN> = {
     shortfall: '餘額不足未扣額度',
     estimated: '用量',
     estimatedYes: '上游未返回用量，為本地估算',
+    clientAborted: '用戶端斷開',
+    clientAbortedDelivered: '是：按已送達的內容計費',
+    clientAbortedWhole: '是：按上游完整輸出計費',
     content: '內容',
     kinds: {
       input_text_tokens: '輸入文字 Tokens',
