@@ -324,7 +324,7 @@ export async function composeServices(
   }
 }
 
-async function main(): Promise<void> {
+export async function main(): Promise<void> {
   let config: Config;
   try {
     config = loadConfig(process.env);

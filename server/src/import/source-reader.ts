@@ -1,0 +1,62 @@
+import type { SourceDb } from './source.js';
+
+export type SourceRow = Record<string, unknown>;
+
+/**
+ * Reads the old system's tables as plain records, in id order and in batches, so a table of
+ * millions of rows never sits in memory and a step can resume after the last id it saw.
+ */
+export class SourceReader {
+  private tables: Map<string, Set<string>> | undefined;
+
+  constructor(private readonly source: SourceDb) {}
+
+  private async catalog(): Promise<Map<string, Set<string>>> {
+    if (!this.tables) {
+      const metas = await this.source.db.introspection.getTables();
+      this.tables = new Map(metas.map((t) => [t.name, new Set(t.columns.map((c) => c.name))]));
+    }
+    return this.tables;
+  }
+
+  async has(table: string): Promise<boolean> {
+    return (await this.catalog()).has(table);
+  }
+
+  async columns(table: string): Promise<Set<string>> {
+    return (await this.catalog()).get(table) ?? new Set();
+  }
+
+  async count(table: string, where?: { column: string; atLeast: number }): Promise<number> {
+    if (!(await this.has(table))) return 0;
+    let q = this.source.db.selectFrom(table).select((eb) => eb.fn.countAll().as('n'));
+    if (where) q = q.where(where.column, '>=', where.atLeast);
+    const row = await q.executeTakeFirst();
+    return Number(row?.n ?? 0);
+  }
+
+  /** Every row of a table without an id column (options, prices): these are small. */
+  async all(table: string): Promise<SourceRow[]> {
+    if (!(await this.has(table))) return [];
+    return (await this.source.db.selectFrom(table).selectAll().execute()) as SourceRow[];
+  }
+
+  /** Rows in ascending id after `afterId`, `size` at a time. */
+  async *batches(
+    table: string,
+    size: number,
+    opts: { afterId?: number; where?: { column: string; atLeast: number } } = {},
+  ): AsyncGenerator<SourceRow[]> {
+    if (!(await this.has(table))) return;
+    let after = opts.afterId ?? 0;
+    for (;;) {
+      let q = this.source.db.selectFrom(table).selectAll().where('id', '>', after);
+      if (opts.where) q = q.where(opts.where.column, '>=', opts.where.atLeast);
+      const rows = (await q.orderBy('id').limit(size).execute()) as SourceRow[];
+      if (rows.length === 0) return;
+      yield rows;
+      after = Number(rows[rows.length - 1]!.id);
+      if (rows.length < size) return;
+    }
+  }
+}
