@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { SourceDb } from './source.js';
 
 export type SourceRow = Record<string, unknown>;
@@ -13,7 +14,13 @@ export class SourceReader {
 
   private async catalog(): Promise<Map<string, Set<string>>> {
     if (!this.tables) {
-      const metas = await this.source.db.introspection.getTables();
+      let metas = await this.source.db.introspection.getTables();
+      // PostgreSQL lists every schema's tables; the old system's are those its search_path reads.
+      if (this.source.dialect === 'postgres') {
+        const r = await sql<{ s: string }>`select current_schema() as s`.execute(this.source.db);
+        const current = r.rows[0]?.s;
+        metas = metas.filter((t) => t.schema === current);
+      }
       this.tables = new Map(metas.map((t) => [t.name, new Set(t.columns.map((c) => c.name))]));
     }
     return this.tables;

@@ -25,7 +25,7 @@ const load = createRequire(import.meta.url);
  * (`user:pass@tcp(host:3306)/db?parseTime=true`).
  */
 export function normalizeSourceDsn(dsn: string): string {
-  const go = /^([^:@/]+)(?::([^@]*))?@tcp\(([^)]+)\)\/([^?]+)(?:\?.*)?$/.exec(dsn.trim());
+  const go = /^([^:@/]+)(?::(.*))?@tcp\(([^)]+)\)\/([^?]+)(?:\?.*)?$/.exec(dsn.trim());
   if (go) {
     const [, user, pass, host, db] = go;
     const auth = pass
