@@ -245,6 +245,19 @@ const count = async (db: Database, table: string) => {
   return Number(r.n);
 };
 
+// What the filled database gives: the dry run's report and the real run's are the same.
+const EXPECTED = {
+  users: { read: 4, imported: 4, present: 0, skipped: 0 },
+  'user groups': { read: 2, imported: 2, present: 0, skipped: 0 },
+  options: { read: 4, imported: 2, present: 0, skipped: 2 },
+  prices: { read: 2, imported: 1, present: 0, skipped: 1 },
+  'model owners': { read: 1, imported: 1, present: 0, skipped: 0 },
+  channels: { read: 4, imported: 3, present: 0, skipped: 1 },
+  tokens: { read: 3, imported: 2, present: 0, skipped: 1 },
+  redemptions: { read: 2, imported: 2, present: 0, skipped: 0 },
+  logs: { read: 2, imported: 2, present: 0, skipped: 0 },
+};
+
 function summary(report: ImportReport) {
   return Object.fromEntries(
     report.steps.map((s) => [
@@ -295,17 +308,7 @@ for (const target of engineTargets()) {
         config(),
         args({ dryRun: true, logsSince: Date.UTC(2024, 0, 1) / 1000 }),
       );
-      expect(summary(report)).toEqual({
-        users: { read: 4, imported: 4, present: 0, skipped: 0 },
-        'user groups': { read: 2, imported: 2, present: 0, skipped: 0 },
-        options: { read: 4, imported: 2, present: 0, skipped: 2 },
-        prices: { read: 2, imported: 1, present: 0, skipped: 1 },
-        'model owners': { read: 1, imported: 1, present: 0, skipped: 0 },
-        channels: { read: 4, imported: 3, present: 0, skipped: 1 },
-        tokens: { read: 3, imported: 2, present: 0, skipped: 1 },
-        redemptions: { read: 2, imported: 2, present: 0, skipped: 0 },
-        logs: { read: 2, imported: 2, present: 0, skipped: 0 },
-      });
+      expect(summary(report)).toEqual(EXPECTED);
       const text = report.format();
       expect(text).toContain('dry run');
       expect(text).toContain(
@@ -328,6 +331,7 @@ for (const target of engineTargets()) {
     it('imports every mappable row, and the counts match the old database', async () => {
       const report = await importInto(config(), args({ logsSince: Date.UTC(2024, 0, 1) / 1000 }));
       expect(report.dryRun).toBe(false);
+      expect(summary(report)).toEqual(EXPECTED);
       const db = createDb(dest.url, { poolSize: 1 });
       try {
         // Read from the old database minus the rows reported as unmappable.
@@ -510,3 +514,42 @@ for (const target of engineTargets()) {
     });
   });
 }
+
+describe('import into a database the gateway already uses', () => {
+  it("never gives an old user's id, or its tokens, to a different user of the target", async () => {
+    const up = await startFakeUpstream();
+    const sqlite = engineTargets()[0]!;
+    const source = await createTestDatabase(sqlite);
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'switchyard-import-'));
+    const dest = `sqlite:${path.join(dataDir, 'target.db')}`;
+    const writable = createDb(source.url, { poolSize: 1 });
+    await fillOneHub(writable.db as unknown as OldDb, 'sqlite', up.url);
+    await writable.close();
+    // The gateway started first: root is user 1, and zed signed up as user 2.
+    const t = await createTestApp({ env: { DATABASE_URL: dest, SECRET_KEY } });
+    try {
+      expect(await registerUser(t, 'zed')).toBe(2);
+      const config = loadConfig({ DATA_DIR: dataDir, DATABASE_URL: dest, SECRET_KEY });
+      const report = await importInto(config, {
+        from: 'one-hub',
+        source: source.url,
+        dryRun: false,
+        logsSince: undefined,
+      });
+      const users = report.get('users')!;
+      expect(users).toMatchObject({ read: 4, imported: 2, present: 1 });
+      expect(users.skipped).toEqual([{ id: '#2', reason: 'id 2 is taken by user zed in the target' }]);
+      expect(report.get('tokens')!.skipped).toContainEqual({
+        id: '#1',
+        reason: 'its user #2 is not imported',
+      });
+      const zed = await t.s.database.db.selectFrom('tokens').select('id').where('user_id', '=', 2).execute();
+      expect(zed).toEqual([]);
+    } finally {
+      await t.close();
+      await up.close();
+      await source.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});

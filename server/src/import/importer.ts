@@ -8,7 +8,7 @@ import { mapLog } from './mappers/logs.js';
 import type { MapContext, Mapped } from './mappers/mapped.js';
 import { groupsFromGroupRatio, mapOption } from './mappers/options.js';
 import { mapRedemption } from './mappers/redemptions.js';
-import { mapToken } from './mappers/tokens.js';
+import { mapToken, type NewToken } from './mappers/tokens.js';
 import { mapUser } from './mappers/users.js';
 import { type Progress, silentProgress } from './progress.js';
 import { ImportReport, type StepReport } from './report.js';
@@ -59,21 +59,37 @@ export async function runImport(opts: ImportOptions): Promise<ImportReport> {
       conflicts?: (rows: T[]) => Promise<Map<number, string>>;
       onKept?: (id: number) => void;
       bulk?: boolean;
+      /**
+       * A column that must match for a row with the same id to count as this one (imported by an
+       * earlier run); a different value means the id belongs to another row of the target.
+       */
+      identity?: { column: NoInfer<keyof T & string>; describe: (value: unknown) => string };
     } = {},
   ) => {
     progress.start(step.name, await reader.count(table, o.where));
     for await (const rows of reader.batches(table, batch, { where: o.where })) {
       step.read += rows.length;
       const ids = rows.map((r) => Number(r.id));
-      const present = new Set(
-        (await target.selectFrom(table).select('id').where('id', 'in', ids).execute()).map((r) =>
+      const columns = o.identity ? ['id', o.identity.column] : ['id'];
+      const present = new Map(
+        (await target.selectFrom(table).select(columns).where('id', 'in', ids).execute()).map((r) => [
           Number(r.id),
-        ),
+          o.identity ? r[o.identity.column] : undefined,
+        ]),
       );
       const fresh: T[] = [];
       for (const r of rows) {
         const id = Number(r.id);
         if (present.has(id)) {
+          const identity = o.identity;
+          const mapped = identity ? map(r) : undefined;
+          if (identity && mapped && 'row' in mapped && mapped.row[identity.column] !== present.get(id)) {
+            step.skipped.push({
+              id: `#${id}`,
+              reason: `id ${id} is taken by ${identity.describe(present.get(id))} in the target`,
+            });
+            continue;
+          }
           step.present++;
           o.onKept?.(id);
           continue;
@@ -175,6 +191,7 @@ export async function runImport(opts: ImportOptions): Promise<ImportReport> {
   await byId(report.step('users'), 'users', (r) => mapUser(r, ctx), {
     conflicts: usernameTaken,
     onKept: (id) => userIds.add(id),
+    identity: { column: 'username', describe: (v) => `user ${String(v)}` },
   });
 
   const options = await reader.all('options');
@@ -248,7 +265,9 @@ export async function runImport(opts: ImportOptions): Promise<ImportReport> {
   }
 
   await byId(report.step('channels'), 'channels', (r) => mapChannel(r, ctx));
-  await byId(report.step('tokens'), 'tokens', (r) => mapToken(r, ctx));
+  await byId<NewToken>(report.step('tokens'), 'tokens', (r) => mapToken(r, ctx), {
+    identity: { column: 'key_hash', describe: () => 'another token' },
+  });
   await byId(report.step('redemptions'), 'redemptions', (r) => mapRedemption(r, ctx));
   if (opts.logsSince !== undefined) {
     await byId(report.step('logs'), 'logs', (r) => mapLog(r), {

@@ -4,7 +4,7 @@ import { flag, int, jsonValue, text, unixOrNull } from '../row-values.js';
 import type { SourceRow } from '../source-reader.js';
 import type { MapContext, Mapped } from './mapped.js';
 
-type NewToken = Omit<TokensTable, 'id'> & { id: number };
+export type NewToken = Omit<TokensTable, 'id'> & { id: number };
 
 const list = (raw: string, sep: RegExp) =>
   raw
