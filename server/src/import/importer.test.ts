@@ -235,6 +235,21 @@ async function fillOneHub(db: OldDb, engine: DialectName, upstream: string) {
     .insertInto('logs')
     .values([log(1, 1_700_000_000), log(2, 1_717_200_000), log(3, 1_717_300_000)])
     .execute();
+  const day = (date: string, quota: number) => ({
+    date,
+    user_id: 2,
+    channel_id: 1,
+    model_name: 'gpt-4o-mini',
+    request_count: 3,
+    quota,
+    prompt_tokens: 30,
+    completion_tokens: 15,
+    request_time: 2400,
+  });
+  await db
+    .insertInto('statistics')
+    .values([day('2023-11-14', 300), day('2024-06-01', 600)])
+    .execute();
 }
 
 const count = async (db: Database, table: string) => {
@@ -256,6 +271,7 @@ const EXPECTED = {
   tokens: { read: 3, imported: 2, present: 0, skipped: 1 },
   redemptions: { read: 2, imported: 2, present: 0, skipped: 0 },
   logs: { read: 2, imported: 2, present: 0, skipped: 0 },
+  statistics: { read: 2, imported: 2, present: 0, skipped: 0 },
 };
 
 function summary(report: ImportReport) {
@@ -343,6 +359,11 @@ for (const target of engineTargets()) {
         expect(await count(db, 'user_groups')).toBe(2);
         expect(await count(db, 'options')).toBe(2);
         expect(await count(db, 'prices')).toBe(1);
+        const days = await db.db.selectFrom('statistics').select(['date', 'quota']).orderBy('date').execute();
+        expect(days).toEqual([
+          { date: '2023-11-14', quota: 300 },
+          { date: '2024-06-01', quota: 600 },
+        ]);
         for (const s of report.steps) expect(s.read - s.skipped.length - s.present, s.name).toBe(s.imported);
         const bob = await db.db.selectFrom('users').selectAll().where('id', '=', 3).executeTakeFirstOrThrow();
         expect(bob.deleted_at).toBe(Date.UTC(2024, 4, 1, 10) / 1000);

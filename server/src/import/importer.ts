@@ -1,8 +1,8 @@
 import { type Kysely, sql } from 'kysely';
 import type { SecretBox } from '../crypto/secret-box.js';
 import type { Database } from '../db/create-db.js';
-import { isUniqueViolation } from '../db/dialect.js';
-import { mapModelOwner, mapPrice, mapUserGroup } from './mappers/catalog.js';
+import { insertIgnore, isUniqueViolation } from '../db/dialect.js';
+import { mapModelOwner, mapPrice, mapStatistic, mapUserGroup } from './mappers/catalog.js';
 import { mapChannel } from './mappers/channels.js';
 import { mapLog } from './mappers/logs.js';
 import type { MapContext, Mapped } from './mappers/mapped.js';
@@ -12,6 +12,7 @@ import { mapToken, type NewToken } from './mappers/tokens.js';
 import { mapUser } from './mappers/users.js';
 import { type Progress, silentProgress } from './progress.js';
 import { ImportReport, type StepReport } from './report.js';
+import { text } from './row-values.js';
 import type { SourceDb, SourceSystem } from './source.js';
 import { SourceReader, type SourceRow } from './source-reader.js';
 
@@ -274,6 +275,47 @@ export async function runImport(opts: ImportOptions): Promise<ImportReport> {
       where: { column: 'created_at', atLeast: opts.logsSince },
       bulk: true,
     });
+  }
+
+  // one-hub keeps daily totals per user, channel and model (older than its logs, often): the
+  // console's history charts. one-api and new-api have none; their imported logs are not summed.
+  if (await reader.has('statistics')) {
+    const step = report.step('statistics');
+    const keys = ['date', 'user_id', 'channel_id', 'model_name'] as const;
+    progress.start(step.name, await reader.count('statistics'));
+    for await (const rows of reader.pages('statistics', [...keys], batch)) {
+      step.read += rows.length;
+      const fresh = [];
+      for (const r of rows) {
+        const m = mapStatistic(r);
+        if ('skip' in m) {
+          step.skipped.push({
+            id: `${text(r, 'date')}/${text(r, 'user_id')}/${text(r, 'model_name')}`,
+            reason: m.skip,
+          });
+          continue;
+        }
+        const exists = await target
+          .selectFrom('statistics')
+          .select('date')
+          .where('date', '=', m.row.date)
+          .where('user_id', '=', m.row.user_id)
+          .where('channel_id', '=', m.row.channel_id)
+          .where('model_name', '=', m.row.model_name)
+          .executeTakeFirst();
+        if (exists) step.present++;
+        else fresh.push(m.row);
+      }
+      if (!opts.dryRun)
+        for (let i = 0; i < fresh.length; i += 100)
+          await insertIgnore(
+            opts.target.dialect,
+            opts.target.db.insertInto('statistics').values(fresh.slice(i, i + 100)),
+          ).execute();
+      step.imported += fresh.length;
+      progress.advance(rows.length);
+    }
+    progress.done();
   }
 
   if (!opts.dryRun && opts.target.dialect === 'postgres') {

@@ -48,6 +48,19 @@ export class SourceReader {
     return (await this.source.db.selectFrom(table).selectAll().execute()) as SourceRow[];
   }
 
+  /** Rows of a table keyed by several columns, in that order, `size` at a time. */
+  async *pages(table: string, orderBy: string[], size: number): AsyncGenerator<SourceRow[]> {
+    if (!(await this.has(table))) return;
+    for (let offset = 0; ; offset += size) {
+      let q = this.source.db.selectFrom(table).selectAll();
+      for (const c of orderBy) q = q.orderBy(c);
+      const rows = (await q.limit(size).offset(offset).execute()) as SourceRow[];
+      if (rows.length === 0) return;
+      yield rows;
+      if (rows.length < size) return;
+    }
+  }
+
   /** Rows in ascending id after `afterId`, `size` at a time. */
   async *batches(
     table: string,

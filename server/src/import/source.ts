@@ -18,6 +18,7 @@ export interface SourceDb {
 }
 
 const load = createRequire(import.meta.url);
+const PG_DATE = 1082;
 
 /**
  * A source address as the operator has it: `sqlite:/path/one-api.db` or a bare `.db` path,
@@ -55,6 +56,13 @@ export function openSource(dsn: string): SourceDb {
       connectionString: url,
       max: 2,
       application_name: 'switchyard-import',
+      // DATE as its text (pg would make a local-midnight Date of it, a day off east of UTC).
+      types: {
+        getTypeParser: ((oid: number, format?: string) =>
+          oid === PG_DATE
+            ? (v: string) => v
+            : pg.types.getTypeParser(oid, format as 'text')) as PgModule.CustomTypesConfig['getTypeParser'],
+      },
     });
     // The server refuses any write on these sessions. Set per connection rather than by the startup
     // `options`, which an `?options=` in the address would replace; the client runs it first.
@@ -73,7 +81,8 @@ export function openSource(dsn: string): SourceDb {
     decimalNumbers: true,
     charset: 'utf8mb4',
     timezone: 'Z',
-    dateStrings: false,
+    // DATE as its text, like the other engines; DATETIME stays a Date.
+    dateStrings: ['DATE'],
   });
   // The server refuses any write on these sessions.
   pool.on('connection', (c) => c.query('SET SESSION TRANSACTION READ ONLY'));

@@ -1,4 +1,4 @@
-import type { ModelOwnersTable, PricesTable, UserGroupsTable } from '../../db/tables.js';
+import type { ModelOwnersTable, PricesTable, StatisticsTable, UserGroupsTable } from '../../db/tables.js';
 import { flag, int, jsonValue, num, text } from '../row-values.js';
 import type { SourceRow } from '../source-reader.js';
 import { type Mapped, objectJson } from './mapped.js';
@@ -47,4 +47,27 @@ export function mapModelOwner(r: SourceRow): Mapped<ModelOwnersTable> {
   if (id <= 0) return { skip: 'no id' };
   if (!name) return { skip: 'empty name' };
   return { row: { id, name: name.slice(0, 191), icon: text(r, 'icon') } };
+}
+
+/** A day of one-hub's statistics table (date, user, channel, model): the console's history charts. */
+export function mapStatistic(r: SourceRow): Mapped<StatisticsTable> {
+  const raw = r.date;
+  const date =
+    raw instanceof Date ? raw.toISOString().slice(0, 10) : /^\d{4}-\d{2}-\d{2}/.exec(text(r, 'date'))?.[0];
+  if (!date) return { skip: `unreadable date ${text(r, 'date')}` };
+  const model = text(r, 'model_name');
+  if (model.length > 191) return { skip: 'model name longer than 191 characters' };
+  return {
+    row: {
+      date,
+      user_id: int(r, 'user_id'),
+      channel_id: int(r, 'channel_id'),
+      model_name: model,
+      request_count: int(r, 'request_count'),
+      quota: int(r, 'quota'),
+      prompt_tokens: int(r, 'prompt_tokens'),
+      completion_tokens: int(r, 'completion_tokens'),
+      request_time: int(r, 'request_time'),
+    },
+  };
 }

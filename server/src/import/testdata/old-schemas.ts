@@ -62,6 +62,9 @@ export function oneHubSchema(engine: DialectName): string[] {
       quota ${int} default 0, prompt_tokens ${int} default 0, completion_tokens ${int} default 0,
       channel_id ${int}, request_time ${int} default 0, is_stream ${bool} default ${f},
       source_ip varchar(191) default '', metadata ${json})`,
+    `create table statistics (date date, user_id ${int}, channel_id ${int}, model_name varchar(255),
+      request_count ${int}, quota ${int}, prompt_tokens ${int}, completion_tokens ${int}, request_time ${int},
+      primary key (date, user_id, channel_id, model_name))`,
   ];
 }
 
