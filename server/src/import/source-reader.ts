@@ -14,14 +14,24 @@ export class SourceReader {
 
   private async catalog(): Promise<Map<string, Set<string>>> {
     if (!this.tables) {
-      let metas = await this.source.db.introspection.getTables();
-      // PostgreSQL lists every schema's tables; the old system's are those its search_path reads.
-      if (this.source.dialect === 'postgres') {
-        const r = await sql<{ s: string }>`select current_schema() as s`.execute(this.source.db);
-        const current = r.rows[0]?.s;
-        metas = metas.filter((t) => t.schema === current);
+      if (this.source.dialect === 'sqlite') {
+        const metas = await this.source.db.introspection.getTables();
+        this.tables = new Map(metas.map((t) => [t.name, new Set(t.columns.map((c) => c.name))]));
+      } else {
+        // Only the old system's own schema (PostgreSQL's search_path, MySQL's database). Kysely's
+        // introspection reads every schema, and fails when another one is dropped meanwhile.
+        const own = this.source.dialect === 'postgres' ? sql`current_schema()` : sql`database()`;
+        const r = await sql<{ table_name: string; column_name: string }>`
+          select table_name as table_name, column_name as column_name
+          from information_schema.columns where table_schema = ${own}`.execute(this.source.db);
+        this.tables = new Map();
+        for (const row of r.rows) {
+          const name = String(row.table_name);
+          const columns = this.tables.get(name) ?? new Set<string>();
+          columns.add(String(row.column_name));
+          this.tables.set(name, columns);
+        }
       }
-      this.tables = new Map(metas.map((t) => [t.name, new Set(t.columns.map((c) => c.name))]));
     }
     return this.tables;
   }
