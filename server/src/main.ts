@@ -429,7 +429,7 @@ export async function composeServices(
   }
 }
 
-async function main(): Promise<void> {
+export async function main(): Promise<void> {
   let config: Config;
   try {
     config = loadConfig(process.env);

@@ -264,6 +264,10 @@ export async function login({
   await s.repos.users.update(user.id, {
     last_login_time: s.clock.nowSeconds(),
     last_login_ip: ip.slice(0, 128),
+    // An imported bcrypt hash becomes argon2id now that the password is known to be right.
+    ...(s.passwords.needsRehash(user.password_hash)
+      ? { password_hash: await s.passwords.hash(body.password) }
+      : {}),
   });
   setSessionCookie(s.config, req, reply, sessionId);
   return presentSignedIn(user);

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hash, verify } from '@node-rs/argon2';
+import bcrypt from 'bcryptjs';
 
 // argon2id (algorithm 2) with OWASP's minimum recommended cost (19 MiB, 2 passes): a sign-in stays
 // well under 100 ms on a small machine.
@@ -12,7 +13,12 @@ export interface PasswordHasher {
    * throw-away hash and answers false, so timing does not reveal which accounts exist.
    */
   verify(stored: string | undefined, password: string): Promise<boolean>;
+  /** True for a hash of an older scheme (bcrypt, imported from one-hub or one-api): rehash it after a sign-in. */
+  needsRehash(stored: string): boolean;
 }
+
+// bcrypt hashes as Go's x/crypto/bcrypt and PHP write them ($2a$, $2b$, $2y$).
+const BCRYPT = /^\$2[aby]\$\d{2}\$[./A-Za-z0-9]{53}$/;
 
 export class Argon2Hasher implements PasswordHasher {
   private dummy: Promise<string> | undefined;
@@ -28,9 +34,14 @@ export class Argon2Hasher implements PasswordHasher {
       return false;
     }
     try {
+      if (BCRYPT.test(stored)) return await bcrypt.compare(password, stored);
       return await verify(stored, password);
     } catch {
       return false;
     }
+  }
+
+  needsRehash(stored: string): boolean {
+    return BCRYPT.test(stored);
   }
 }
