@@ -240,6 +240,7 @@ export async function composeServices(
         : new KyselyLedgerStore(database, new WriteBatcher(database.db), {
             nodeId: resolveNodeId(config.dataDir, config.nodeId),
             leaseSeconds: config.reserveLeaseSeconds,
+            leaseSlice: config.quotaLeaseSlice,
             nowSeconds: clock.nowSeconds,
             onError: warn,
           }),

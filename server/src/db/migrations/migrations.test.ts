@@ -19,6 +19,7 @@ const EXPECTED_TABLES = [
   'audit_logs',
   'auth_codes',
   'channels',
+  'ledger_marks',
   'logs',
   'midjourneys',
   'model_owners',
@@ -27,6 +28,7 @@ const EXPECTED_TABLES = [
   'passkeys',
   'payments',
   'prices',
+  'quota_leases',
   'redemptions',
   'reserves',
   'sessions',
@@ -62,6 +64,7 @@ for (const target of engineTargets()) {
           '0006_reserves',
           '0007_settlement_dead_letters',
           '0008_journal_marks',
+          '0009_quota_leases',
         ]);
         expect(await migrateToLatest(a.db, a.dialect)).toEqual([]);
         // PostgreSQL's introspection lists every schema on the server, other test files' too.
