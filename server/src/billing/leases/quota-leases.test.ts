@@ -1,4 +1,5 @@
 import { LogType } from '@switchyard/domain';
+import type { KyselyPlugin, OperationNode, QueryResult, UnknownRow } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, type Database } from '../../db/create-db.js';
 import { insertReturningId, toNumber } from '../../db/dialect.js';
@@ -23,6 +24,32 @@ async function until(condition: () => boolean | Promise<boolean>, what: string):
     await new Promise((r) => setTimeout(r, 10));
   }
   throw new Error(`timed out waiting for ${what}`);
+}
+
+/** The first table a query names. */
+function tableOf(node: unknown): string | undefined {
+  if (!node || typeof node !== 'object') return undefined;
+  const n = node as { kind?: string; table?: { identifier?: { name?: string } } };
+  if (n.kind === 'TableNode') return n.table?.identifier?.name;
+  for (const value of Object.values(node)) {
+    const found = Array.isArray(value) ? value.map(tableOf).find((x) => x) : tableOf(value);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** Counts every statement the query builder sends, by kind and table ("update users"). */
+class StatementCounter implements KyselyPlugin {
+  counts: Record<string, number> = {};
+  transformQuery(args: { node: OperationNode }) {
+    const kind = args.node.kind.replace('QueryNode', '').replace('Node', '').toLowerCase();
+    const key = `${kind} ${tableOf(args.node) ?? '?'}`;
+    this.counts[key] = (this.counts[key] ?? 0) + 1;
+    return args.node as never;
+  }
+  async transformResult(args: { result: QueryResult<UnknownRow> }) {
+    return args.result;
+  }
 }
 
 for (const target of engineTargets()) {
@@ -383,7 +410,50 @@ for (const target of engineTargets()) {
       expect(nodesUsed.size).toBe(2);
     });
 
-    it('a leased settlement leaves its journal mark; replay-free rows do not', async () => {
+    it('a batch of settlements over several users, tokens and channels is one statement per table', async () => {
+      const own = createDb(testDb.url, { poolSize: 4 });
+      databases.push(own);
+      const counter = new StatementCounter();
+      const counted = { ...own, db: own.db.withPlugin(counter) };
+      const store = new KyselyLedgerStore(counted, new WriteBatcher(counted.db), {
+        nodeId: `count-${target.engine}`,
+        leaseSeconds: 60,
+        leaseSlice: SLICE,
+        nowSeconds: () => now,
+      });
+      const n = { store, ledger: new Ledger(store) };
+      opened.push(n.ledger);
+      await n.ledger.start();
+      const accounts = [await account(), await account(), await account()];
+      for (const a of accounts) await n.ledger.settle(await hold(n.ledger, a, 100), 100, log(a));
+      for (const a of accounts)
+        await until(() => n.store.leases.levels().available >= 3 * (SLICE - 100), 'slices');
+      const held: [Account, Reservation][] = [];
+      for (const a of accounts) for (let i = 0; i < 10; i++) held.push([a, await leased(n, a, 100)]);
+      counter.counts = {};
+      const settled = held.map(([a, r], i) =>
+        n.ledger.settle(r, 50 + (i % 3) * 25, { ...log(a), channel_id: 1 + (i % 2) }),
+      );
+      await n.ledger.flush();
+      await Promise.all(settled);
+      expect(counter.counts).toEqual({
+        'select quota_leases': 1,
+        'update users': 1,
+        'update tokens': 1,
+        'update channels': 1,
+        'update quota_leases': 1,
+        'insert logs': 1,
+      });
+      await n.ledger.close();
+      for (const a of accounts) {
+        const b = await books(a);
+        expect(b.userDrop).toBe(b.logged);
+        expect(b.userUsed).toBe(b.logged);
+        expect(b.rows).toBe(11);
+      }
+    });
+
+    it('a leased settlement leaves its journal mark, so a replay makes it at most once', async () => {
       const a = await account();
       const n = node(`mark-${target.engine}`);
       await n.ledger.start();
