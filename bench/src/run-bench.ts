@@ -4,6 +4,7 @@ import { connect } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { createPool } from 'mysql2/promise';
 import pg from 'pg';
 import { BareProxy } from './bare-proxy.js';
 import { type BenchDatabase, ledgerTotals } from './gateway/bench-database.js';
@@ -16,7 +17,7 @@ import { runSlowStreams } from './load/slow-streams.js';
 import { WrkLoad, wrkVersion } from './load/wrk-load.js';
 import { CHAT_PATH, type ChatTarget, type MeasureContext, measureChat, measureStreams } from './measure.js';
 import { PhaseClock } from './phase-clock.js';
-import { machineTicks, othersShare, processTicks } from './processes/cpu-time.js';
+import { machineTicks, namedProcessesTicks, othersShare, processTicks } from './processes/cpu-time.js';
 import {
   type AccountingCheck,
   checkAccounting,
@@ -135,6 +136,34 @@ async function freshPostgres(
       const c = new pg.Client({ connectionString: server });
       await c.connect();
       await c.query(`drop schema if exists ${schema} cascade`);
+      await c.end();
+    },
+  };
+}
+
+/** A fresh MySQL/MariaDB database for the mysql variant, or the reason there is none. */
+async function freshMysql(
+  env: NodeJS.ProcessEnv,
+): Promise<{ url: string; drop: () => Promise<void> } | string> {
+  const server = env.BENCH_MYSQL_URL ?? env.TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/test';
+  const u = new URL(server);
+  if (!(await reachable(u.hostname, Number(u.port || 3306)))) return `MySQL not reachable at ${u.host}`;
+  const name = `bench_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+  const admin = createPool({ uri: server, connectionLimit: 1 });
+  try {
+    await admin.query(`create database ${name} character set utf8mb4 collate utf8mb4_bin`);
+  } catch (err) {
+    return `MySQL refused: ${(err as Error).message}`;
+  } finally {
+    await admin.end().catch(() => {});
+  }
+  const url = new URL(server);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const c = createPool({ uri: server, connectionLimit: 1 });
+      await c.query(`drop database if exists ${name}`);
       await c.end();
     },
   };
@@ -341,7 +370,7 @@ async function runVariant(variant: Variant, d: VariantDeps): Promise<VariantResu
   let redis: string | undefined;
   let dropSchema: (() => Promise<void>) | undefined;
   if (variant !== 'sqlite') {
-    const pgDb = await freshPostgres(run.env);
+    const pgDb = variant === 'mysql' ? await freshMysql(run.env) : await freshPostgres(run.env);
     if (typeof pgDb === 'string') {
       skipped.push(`${variant}: ${pgDb}`);
       say(`skipping ${variant}: ${pgDb}`);
@@ -389,6 +418,12 @@ async function runVariant(variant: Variant, d: VariantDeps): Promise<VariantResu
     origin: gateway.origin,
     keys,
     proc: gateway.proc,
+    ...(variant === 'sqlite'
+      ? {}
+      : {
+          databaseTicks: () =>
+            namedProcessesTicks(variant === 'mysql' ? ['mariadbd', 'mysqld'] : ['postgres']),
+        }),
   };
   // The same gateway on another Node, in the same rounds: the comparison is not at the mercy of
   // what the machine did between two runs.

@@ -426,8 +426,7 @@ for (const target of engineTargets()) {
       await n.ledger.start();
       const accounts = [await account(), await account(), await account()];
       for (const a of accounts) await n.ledger.settle(await hold(n.ledger, a, 100), 100, log(a));
-      for (const a of accounts)
-        await until(() => n.store.leases.levels().available >= 3 * (SLICE - 100), 'slices');
+      await until(() => n.store.leases.levels().available >= 3 * (SLICE - 100), 'slices');
       const held: [Account, Reservation][] = [];
       for (const a of accounts) for (let i = 0; i < 10; i++) held.push([a, await leased(n, a, 100)]);
       counter.counts = {};
