@@ -1,5 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { connect } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,6 +18,7 @@ import pg from 'pg';
 import { BareProxy } from './bare-proxy.js';
 import { type BenchDatabase, ledgerTotals } from './gateway/bench-database.js';
 import { type GatewayConfig, GatewayProcess, nodeVersionOf } from './gateway/gateway-process.js';
+import { NginxBalancer } from './gateway/nginx-balancer.js';
 import { type PreparedGateway, prepareGateway } from './gateway/prepare-gateway.js';
 import { BENCH_MODEL, SLOW_MODEL, scenarioSummary } from './gateway/scenario.js';
 import { AutocannonLoad } from './load/autocannon-load.js';
@@ -379,7 +389,13 @@ async function runVariant(variant: Variant, d: VariantDeps): Promise<VariantResu
     databaseUrl = pgDb.url;
     dropSchema = pgDb.drop;
   }
-  if (variant === 'postgres+redis') {
+  const twoNodes = variant === 'postgres+redis-2nodes';
+  if (twoNodes && !nginxVersion()) {
+    skipped.push(`${variant}: nginx is not installed (apt-get install nginx-light)`);
+    say(`skipping ${variant}: nginx is not installed`);
+    return undefined;
+  }
+  if (variant.startsWith('postgres+redis')) {
     const r = await redisUrl(run.env);
     if (typeof r !== 'string') {
       skipped.push(`${variant}: ${r.skip}`);
@@ -413,16 +429,38 @@ async function runVariant(variant: Variant, d: VariantDeps): Promise<VariantResu
   const setupS = Math.round((Date.now() - t0) / 100) / 10;
   const { gateway, db, keys } = prepared;
   const node = nodes.gateway;
+  // The two-node variant: a second gateway on the same database and Redis (its own data directory,
+  // so its own node id, with the first one's secrets), and nginx in front of both.
+  let second: { gateway: GatewayProcess; balancer: NginxBalancer } | undefined;
+  if (twoNodes) {
+    const secondDir = `${dataDir}-b`;
+    mkdirSync(secondDir, { recursive: true });
+    copyFileSync(path.join(dataDir, 'secrets.json'), path.join(secondDir, 'secrets.json'));
+    const g2 = await GatewayProcess.start(
+      runDir,
+      { ...config, label: `${config.label}-b`, dataDir: secondDir },
+      1,
+    );
+    const balancer = await NginxBalancer.start(runDir, 'balancer', [gateway.origin, g2.origin]);
+    second = { gateway: g2, balancer };
+  }
   const target: ChatTarget = {
     label: `gateway (${variant}, Node ${node})`,
-    origin: gateway.origin,
+    origin: second ? second.balancer.origin : gateway.origin,
     keys,
     proc: gateway.proc,
+    ...(second ? { extraProcs: [second.gateway.proc, second.balancer.proc] } : {}),
     ...(variant === 'sqlite'
       ? {}
       : {
           databaseTicks: () =>
-            namedProcessesTicks(variant === 'mysql' ? ['mariadbd', 'mysqld'] : ['postgres']),
+            namedProcessesTicks(
+              variant === 'mysql'
+                ? ['mariadbd', 'mysqld']
+                : variant.startsWith('postgres+redis')
+                  ? ['postgres', 'redis-server']
+                  : ['postgres'],
+            ),
         }),
   };
   // The same gateway on another Node, in the same rounds: the comparison is not at the mercy of
@@ -589,6 +627,8 @@ async function runVariant(variant: Variant, d: VariantDeps): Promise<VariantResu
     for (const a of accounting) if (!a.ok) say(`  accounting ${a.phase}: ${a.problems.join('; ')}`);
   } finally {
     await clock.time(`${variant}: stop`, async () => {
+      await second?.balancer.stop();
+      await second?.gateway.stop();
       await gateway.stop();
       await soakGateway?.stop();
       await compared?.prepared.gateway.stop();
@@ -597,7 +637,7 @@ async function runVariant(variant: Variant, d: VariantDeps): Promise<VariantResu
       await dropSchema?.().catch(() => {});
     });
   }
-  const logs = [gateway, soakGateway, compared?.prepared.gateway].map((g) =>
+  const logs = [gateway, soakGateway, compared?.prepared.gateway, second?.gateway].map((g) =>
     g ? readFileSync(g.proc.logFile, 'utf8') : '',
   );
   result.log = logComplaints(logs.join('\n'));

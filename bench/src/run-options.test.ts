@@ -12,7 +12,7 @@ describe('parseRunOptions', () => {
       slowStreams: 1000,
       logLevel: 'warn',
     });
-    expect(o.variants).toEqual(['sqlite', 'postgres', 'postgres+redis', 'mysql']);
+    expect(o.variants).toEqual(['sqlite', 'postgres', 'postgres+redis', 'mysql', 'postgres+redis-2nodes']);
     // The server engines: fewer, shorter rounds without the direct calls or the 1000 slow streams.
     expect(o.server.rounds * o.server.roundS).toBeLessThan(o.rounds * o.roundS);
     expect(o.server).toMatchObject({ direct: false, slowStreamPhase: false });

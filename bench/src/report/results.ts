@@ -137,7 +137,7 @@ export interface TargetResult {
 
 /** One gateway variant, with the direct and bare-proxy figures measured in the same rounds. */
 export interface VariantResult {
-  /** `sqlite`, `postgres`, `postgres+redis`, `mysql`. */
+  /** `sqlite`, `postgres`, `postgres+redis`, `mysql`, `postgres+redis-2nodes` (two gateways behind nginx). */
   variant: string;
   direct: TargetResult;
   bare: TargetResult;
