@@ -23,8 +23,11 @@ interface QueuedSettle {
   mark?: number | undefined;
 }
 
-/** Refs of reservations held in a local budget start with this (a reserve row's never do). */
-const LOCAL_REF = 'L';
+/**
+ * Refs of reservations held in a local budget start with this. A reserve row's ref starts with the
+ * boot id, base64url, which never contains `~` (an `L` prefix was mistaken for one in 1 boot of 64).
+ */
+const LOCAL_REF = '~';
 
 // 500 rows x 19 columns stay far below the 65 535 parameters PostgreSQL and MySQL allow a statement
 // and SQLite's 32 766.
