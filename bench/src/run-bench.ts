@@ -1,13 +1,24 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { connect } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { createPool } from 'mysql2/promise';
 import pg from 'pg';
 import { BareProxy } from './bare-proxy.js';
 import { type BenchDatabase, ledgerTotals } from './gateway/bench-database.js';
 import { type GatewayConfig, GatewayProcess, nodeVersionOf } from './gateway/gateway-process.js';
+import { NginxBalancer } from './gateway/nginx-balancer.js';
 import { type PreparedGateway, prepareGateway } from './gateway/prepare-gateway.js';
 import { BENCH_MODEL, SLOW_MODEL, scenarioSummary } from './gateway/scenario.js';
 import { AutocannonLoad } from './load/autocannon-load.js';
@@ -16,7 +27,7 @@ import { runSlowStreams } from './load/slow-streams.js';
 import { WrkLoad, wrkVersion } from './load/wrk-load.js';
 import { CHAT_PATH, type ChatTarget, type MeasureContext, measureChat, measureStreams } from './measure.js';
 import { PhaseClock } from './phase-clock.js';
-import { machineTicks, othersShare, processTicks } from './processes/cpu-time.js';
+import { machineTicks, namedProcessesTicks, othersShare, processTicks } from './processes/cpu-time.js';
 import {
   type AccountingCheck,
   checkAccounting,
@@ -135,6 +146,34 @@ async function freshPostgres(
       const c = new pg.Client({ connectionString: server });
       await c.connect();
       await c.query(`drop schema if exists ${schema} cascade`);
+      await c.end();
+    },
+  };
+}
+
+/** A fresh MySQL/MariaDB database for the mysql variant, or the reason there is none. */
+async function freshMysql(
+  env: NodeJS.ProcessEnv,
+): Promise<{ url: string; drop: () => Promise<void> } | string> {
+  const server = env.BENCH_MYSQL_URL ?? env.TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/test';
+  const u = new URL(server);
+  if (!(await reachable(u.hostname, Number(u.port || 3306)))) return `MySQL not reachable at ${u.host}`;
+  const name = `bench_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+  const admin = createPool({ uri: server, connectionLimit: 1 });
+  try {
+    await admin.query(`create database ${name} character set utf8mb4 collate utf8mb4_bin`);
+  } catch (err) {
+    return `MySQL refused: ${(err as Error).message}`;
+  } finally {
+    await admin.end().catch(() => {});
+  }
+  const url = new URL(server);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const c = createPool({ uri: server, connectionLimit: 1 });
+      await c.query(`drop database if exists ${name}`);
       await c.end();
     },
   };
@@ -341,7 +380,7 @@ async function runVariant(variant: Variant, d: VariantDeps): Promise<VariantResu
   let redis: string | undefined;
   let dropSchema: (() => Promise<void>) | undefined;
   if (variant !== 'sqlite') {
-    const pgDb = await freshPostgres(run.env);
+    const pgDb = variant === 'mysql' ? await freshMysql(run.env) : await freshPostgres(run.env);
     if (typeof pgDb === 'string') {
       skipped.push(`${variant}: ${pgDb}`);
       say(`skipping ${variant}: ${pgDb}`);
@@ -350,7 +389,13 @@ async function runVariant(variant: Variant, d: VariantDeps): Promise<VariantResu
     databaseUrl = pgDb.url;
     dropSchema = pgDb.drop;
   }
-  if (variant === 'postgres+redis') {
+  const twoNodes = variant === 'postgres+redis-2nodes';
+  if (twoNodes && !nginxVersion()) {
+    skipped.push(`${variant}: nginx is not installed (apt-get install nginx-light)`);
+    say(`skipping ${variant}: nginx is not installed`);
+    return undefined;
+  }
+  if (variant.startsWith('postgres+redis')) {
     const r = await redisUrl(run.env);
     if (typeof r !== 'string') {
       skipped.push(`${variant}: ${r.skip}`);
@@ -384,11 +429,39 @@ async function runVariant(variant: Variant, d: VariantDeps): Promise<VariantResu
   const setupS = Math.round((Date.now() - t0) / 100) / 10;
   const { gateway, db, keys } = prepared;
   const node = nodes.gateway;
+  // The two-node variant: a second gateway on the same database and Redis (its own data directory,
+  // so its own node id, with the first one's secrets), and nginx in front of both.
+  let second: { gateway: GatewayProcess; balancer: NginxBalancer } | undefined;
+  if (twoNodes) {
+    const secondDir = `${dataDir}-b`;
+    mkdirSync(secondDir, { recursive: true });
+    copyFileSync(path.join(dataDir, 'secrets.json'), path.join(secondDir, 'secrets.json'));
+    const g2 = await GatewayProcess.start(
+      runDir,
+      { ...config, label: `${config.label}-b`, dataDir: secondDir },
+      1,
+    );
+    const balancer = await NginxBalancer.start(runDir, 'balancer', [gateway.origin, g2.origin]);
+    second = { gateway: g2, balancer };
+  }
   const target: ChatTarget = {
     label: `gateway (${variant}, Node ${node})`,
-    origin: gateway.origin,
+    origin: second ? second.balancer.origin : gateway.origin,
     keys,
     proc: gateway.proc,
+    ...(second ? { extraProcs: [second.gateway.proc, second.balancer.proc] } : {}),
+    ...(variant === 'sqlite'
+      ? {}
+      : {
+          databaseTicks: () =>
+            namedProcessesTicks(
+              variant === 'mysql'
+                ? ['mariadbd', 'mysqld']
+                : variant.startsWith('postgres+redis')
+                  ? ['postgres', 'redis-server']
+                  : ['postgres'],
+            ),
+        }),
   };
   // The same gateway on another Node, in the same rounds: the comparison is not at the mercy of
   // what the machine did between two runs.
@@ -554,6 +627,8 @@ async function runVariant(variant: Variant, d: VariantDeps): Promise<VariantResu
     for (const a of accounting) if (!a.ok) say(`  accounting ${a.phase}: ${a.problems.join('; ')}`);
   } finally {
     await clock.time(`${variant}: stop`, async () => {
+      await second?.balancer.stop();
+      await second?.gateway.stop();
       await gateway.stop();
       await soakGateway?.stop();
       await compared?.prepared.gateway.stop();
@@ -562,7 +637,7 @@ async function runVariant(variant: Variant, d: VariantDeps): Promise<VariantResu
       await dropSchema?.().catch(() => {});
     });
   }
-  const logs = [gateway, soakGateway, compared?.prepared.gateway].map((g) =>
+  const logs = [gateway, soakGateway, compared?.prepared.gateway, second?.gateway].map((g) =>
     g ? readFileSync(g.proc.logFile, 'utf8') : '',
   );
   result.log = logComplaints(logs.join('\n'));

@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 // + Redis, under ten minutes on the 2-core machine with the build. Quick: SQLite only, shorter
 // rounds and a short soak.
 
-export const VARIANTS = ['sqlite', 'postgres', 'postgres+redis'] as const;
+export const VARIANTS = ['sqlite', 'postgres', 'postgres+redis', 'mysql', 'postgres+redis-2nodes'] as const;
 export type Variant = (typeof VARIANTS)[number];
 /** Every variant: the server engines on a short plan, so the soak still fits in ten minutes. */
 export const DEFAULT_FULL_VARIANTS: readonly Variant[] = VARIANTS;

@@ -210,6 +210,11 @@ async function books(databaseUrl: string) {
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .where('returned', '=', 0)
       .executeTakeFirstOrThrow();
+    const leased = await d.db
+      .selectFrom('quota_leases')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('returned', '=', 0)
+      .executeTakeFirstOrThrow();
     return {
       userDrop: ROOT_START - toNumber(root.quota),
       userUsed: toNumber(root.used_quota),
@@ -218,6 +223,7 @@ async function books(databaseUrl: string) {
       logged: toNumber(logs.q ?? 0),
       rows: toNumber(logs.n),
       heldReserves: toNumber(held.n),
+      heldLeases: toNumber(leased.n),
     };
   } finally {
     await d.close();
@@ -236,7 +242,24 @@ function expectBalanced(b: Awaited<ReturnType<typeof books>>, rows: number, ...l
     logged: b.logged,
     rows,
     heldReserves: 0,
+    heldLeases: 0,
   });
+}
+
+/** Nodes with reserves or quota leases still held (not returned) in the database. */
+async function holders(databaseUrl: string): Promise<Set<string>> {
+  const d = createDb(databaseUrl);
+  try {
+    const reserves = await d.db.selectFrom('reserves').select('node_id').where('returned', '=', 0).execute();
+    const leases = await d.db
+      .selectFrom('quota_leases')
+      .select('node_id')
+      .where('returned', '=', 0)
+      .execute();
+    return new Set([...reserves, ...leases].map((r) => r.node_id));
+  } finally {
+    await d.close();
+  }
 }
 
 for (const target of engineTargets()) {
@@ -504,5 +527,70 @@ for (const target of engineTargets()) {
       const b = await books(dbUrl);
       expectBalanced(b, delivered + after.completed, load, after);
     }, 120_000);
+
+    it.skipIf(target.engine === 'sqlite')(
+      'kill -9 of a node holding quota leases: another node returns them after their expiry, and the books balance',
+      async () => {
+        const testDb = (await freshDatabase())!;
+        // Both nodes share the secrets (the channel's key is sealed with them) and a short lease.
+        const env = {
+          SECRET_KEY: 'lease-fault-secret-key-0123456789abcdef',
+          SESSION_SECRET: 'lease-fault-session-secret-0123456789ab',
+          RESERVE_LEASE_SECONDS: '10',
+          SHUTDOWN_DRAIN_SECONDS: '10',
+          QUOTA_LEASE_SLICE: '500000',
+        };
+        const first = await GatewayProcess.start({ databaseUrl: testDb.url, env });
+        nodes.push(first);
+        const key = await (await RootSession.open(first.origin)).channelAndToken(
+          `${up.url}/v1`,
+          'gpt-4o',
+          TOKEN_START,
+        );
+        const load = startLoad(first.origin, key, (count) => {
+          if (count === 80) first.child.kill('SIGKILL');
+        });
+        await first.exited;
+        await load.stop();
+        const delivered = load.completed;
+        // It died holding leases: the balances are short by what they hold.
+        const dead = await holders(testDb.url);
+        expect(dead.size).toBe(1);
+        expect((await books(testDb.url)).heldLeases).toBeGreaterThan(0);
+
+        // Another node (its own data directory, so its own node id) serves on; its upkeep returns the
+        // dead node's leases once they expire.
+        const second = await GatewayProcess.start({ databaseUrl: testDb.url, env });
+        nodes.push(second);
+        const after = startLoad(second.origin, key);
+        while (after.completed < 20) await new Promise((r) => setTimeout(r, 20));
+        await after.stop();
+        const [deadId] = [...dead];
+        for (let i = 0; (await holders(testDb.url)).has(deadId!); i++) {
+          if (i > 600) throw new Error('the dead node’s leases were never returned');
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        second.child.kill('SIGTERM');
+        expect((await second.exited).code).toBe(0);
+        // Balanced without the dead node's journal: what it settled is charged, what it held is back.
+        const b = await books(testDb.url);
+        expect(b.rows).toBeGreaterThanOrEqual(after.completed);
+        expect(b.rows).toBeLessThanOrEqual(delivered + after.completed);
+        expectBalanced(b, b.rows);
+
+        // The dead node comes back (its journal): settlements it never committed are made, once.
+        // Every delivered call is billed; a call whose reply was written but not yet read whole when
+        // the kill came (at most one per client) is billed too.
+        const again = await GatewayProcess.start({ databaseUrl: testDb.url, dataDir: first.dataDir, env });
+        nodes.push(again);
+        again.child.kill('SIGTERM');
+        expect((await again.exited).code).toBe(0);
+        const end = await books(testDb.url);
+        expect(end.rows).toBeGreaterThanOrEqual(delivered + after.completed);
+        expect(end.rows).toBeLessThanOrEqual(delivered + after.completed + WORKERS);
+        expectBalanced(end, end.rows);
+      },
+      180_000,
+    );
   });
 }

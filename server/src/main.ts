@@ -286,6 +286,7 @@ export async function composeServices(
         : new KyselyLedgerStore(database, new WriteBatcher(database.db), {
             nodeId,
             leaseSeconds: config.reserveLeaseSeconds,
+            leaseSlice: config.quotaLeaseSlice,
             nowSeconds: clock.nowSeconds,
             onError: warn,
           }),

@@ -1,4 +1,5 @@
 import { sqliteDriver } from '@switchyard/server/dist/db/sqlite-file.js';
+import { createPool } from 'mysql2/promise';
 import pg from 'pg';
 import type { LedgerSnapshot } from '../report/accounting.js';
 
@@ -34,6 +35,21 @@ export async function openBenchDatabase(url: string): Promise<BenchDatabase> {
       },
     };
   }
+  if (url.startsWith('mysql:')) {
+    const pool = createPool({ uri: url, connectionLimit: 1 });
+    // The queries here quote identifiers the standard way; MySQL quotes them with backticks.
+    const mysqlText = (sql: string) => sql.replace(/"([a-z_]+)"/g, '`$1`');
+    return {
+      run: async (sql, params = []) => {
+        await pool.query(mysqlText(sql), [...params]);
+      },
+      row: async (sql, params = []) => {
+        const [rows] = await pool.query(mysqlText(sql), [...params]);
+        return ((rows as Record<string, unknown>[])[0] as Record<string, unknown> | undefined) ?? {};
+      },
+      close: () => pool.end(),
+    };
+  }
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   return {
@@ -61,13 +77,17 @@ export async function ledgerTotals(db: BenchDatabase): Promise<Omit<LedgerSnapsh
     `select coalesce(sum(remain_quota), 0) as remain, coalesce(sum(used_quota), 0) as used from tokens where user_id in (${users})`,
   );
   const c = await db.row('select coalesce(sum(used_quota), 0) as used from channels');
+  // What nodes hold in quota leases left the balances but is not spent: it counts as balance.
+  const l = await db.row(
+    `select coalesce(sum(amount), 0) as a, coalesce(sum(case when token_limited = 1 then amount else 0 end), 0) as t from quota_leases where returned = 0 and user_id in (${users})`,
+  );
   return {
     logRows: num(logs.n),
     logQuota: num(logs.q),
-    userQuota: num(u.q),
+    userQuota: num(u.q) + num(l.a),
     userUsed: num(u.used),
     userRequests: num(u.r),
-    tokenRemain: num(t.remain),
+    tokenRemain: num(t.remain) + num(l.t),
     tokenUsed: num(t.used),
     channelUsed: num(c.used),
   };

@@ -76,6 +76,8 @@ export class GatewayProcess {
       // The bench's upstreams listen on loopback.
       OUTBOUND_ALLOWED_NETWORKS: '127.0.0.0/8,::1',
       ...(c.redisUrl ? { REDIS_URL: c.redisUrl } : {}),
+      // Quota leases are off by default; `QUOTA_LEASE_SLICE=500000 npm run bench` measures them.
+      ...(process.env.QUOTA_LEASE_SLICE ? { QUOTA_LEASE_SLICE: process.env.QUOTA_LEASE_SLICE } : {}),
     };
     const profile = c.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${c.cpuProfileDir}`] : [];
     const proc = ManagedProcess.start({

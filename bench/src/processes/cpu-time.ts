@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 // CPU time from /proc, in clock ticks (USER_HZ, 100 per second on Linux). Two uses: the CPU a
 // proxy spends per request (robust when other work shares the machine), and how much of the
@@ -30,6 +30,26 @@ export function parsePidStat(text: string, withChildren: boolean): number {
   // rest[0] is field 3 (state); utime is field 14, stime 15, cutime 16, cstime 17.
   const field = (n: number) => Number(rest[n - 3] ?? 0);
   return field(14) + field(15) + (withChildren ? field(16) + field(17) : 0);
+}
+
+/**
+ * CPU ticks of every process whose command name is one of `names` (a database server's backends:
+ * `postgres`, `mariadbd`): read before and after a round, the difference is the database's work.
+ * The server is shared with whatever else uses it, which this cannot tell apart.
+ */
+export function namedProcessesTicks(names: readonly string[]): number {
+  let ticks = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      if (names.includes(comm)) ticks += parsePidStat(stat, false);
+    } catch {
+      // The process ended between the listing and the read.
+    }
+  }
+  return ticks;
 }
 
 export function machineTicks(): MachineTicks {

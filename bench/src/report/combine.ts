@@ -50,6 +50,8 @@ export function combineRounds(runs: readonly LoadResult[]): LoadResult {
   };
   const cpu = medianOf(runs, (r) => r.proxyCpuUsPerRequest);
   if (cpu !== undefined) combined.proxyCpuUsPerRequest = round(cpu, 0);
+  const dbCpu = medianOf(runs, (r) => r.databaseCpuUsPerRequest);
+  if (dbCpu !== undefined) combined.databaseCpuUsPerRequest = round(dbCpu, 0);
   const loops = runs.map((r) => r.proxyLoopDelay).filter((l): l is LoopDelay => l !== undefined);
   if (loops.length > 0) {
     combined.proxyLoopDelay = {

@@ -54,6 +54,7 @@ const METRICS: readonly MetricDef[] = [
   metric('chat p50 ms, 64 conn', 2, (t) => t.json64?.p50Ms),
   metric('chat p99 ms, 64 conn', 2, (t) => t.json64?.p99Ms),
   metric('chat CPU us/request', 0, (t) => t.json64?.proxyCpuUsPerRequest, false),
+  metric('chat database CPU us/request', 0, (t) => t.json64?.databaseCpuUsPerRequest, false),
   metric('chat loop delay p99 ms', 1, (t) => t.json64?.proxyLoopDelay?.p99Ms, false),
   metric('chat settle backlog s', 2, (t) => t.json64?.backlogS, false),
   metric('chat p50 ms, 1 conn', 3, (t) => t.json1?.p50Ms),
@@ -61,6 +62,7 @@ const METRICS: readonly MetricDef[] = [
   metric('stream req/s, 64 conn', 0, (t) => t.stream64?.rps),
   metric('stream chunks/s, 64 conn', 0, (t) => t.stream64?.chunksPerSec),
   metric('stream CPU us/request', 0, (t) => t.stream64?.proxyCpuUsPerRequest, false),
+  metric('stream database CPU us/request', 0, (t) => t.stream64?.databaseCpuUsPerRequest, false),
   metric('stream loop delay p99 ms', 1, (t) => t.stream64?.proxyLoopDelay?.p99Ms, false),
   metric('stream settle backlog s', 2, (t) => t.stream64?.backlogS, false),
   metric('stream TTFB p50 ms, 1 conn', 3, (t) => t.ttfb?.p50Ms),
@@ -181,17 +183,19 @@ export function evaluateTargets(v: VariantResult, directReference?: TargetResult
     '<= 0.3',
     latency,
   );
+  // A shared database server costs more per call than a file: the many-nodes issue's goals.
+  const floor = v.variant === 'mysql' ? 0.7 : v.variant === 'sqlite' ? 1 : 0.8;
   add(
     'chat throughput vs bare proxy',
     ratio(gateway.json64?.rps, bare.json64?.rps),
-    '>= 1.00',
-    (x) => x >= 1,
+    `>= ${floor.toFixed(2)}`,
+    (x) => x >= floor,
   );
   add(
     'stream throughput vs bare proxy',
     ratio(gateway.stream64?.rps, bare.stream64?.rps),
-    '>= 1.00',
-    (x) => x >= 1,
+    `>= ${floor.toFixed(2)}`,
+    (x) => x >= floor,
   );
   // Memory with 1000 streams means something only if the 1000 streams were all being served.
   const streams = gateway.slow?.streams ?? 0;

@@ -25,6 +25,11 @@ export interface LoadResult {
    */
   proxyCpuUsPerRequest?: number;
   /**
+   * CPU of the database server's processes per request (PostgreSQL, MariaDB; read from /proc, so it
+   * includes whatever else used that server during the round).
+   */
+  databaseCpuUsPerRequest?: number;
+  /**
    * Seconds after the run ended until every request was settled in the database (gateway only):
    * work the gateway deferred past its replies, which a longer run would pile up.
    */
@@ -132,7 +137,7 @@ export interface TargetResult {
 
 /** One gateway variant, with the direct and bare-proxy figures measured in the same rounds. */
 export interface VariantResult {
-  /** `sqlite`, `postgres`, `postgres+redis`. */
+  /** `sqlite`, `postgres`, `postgres+redis`, `mysql`, `postgres+redis-2nodes` (two gateways behind nginx). */
   variant: string;
   direct: TargetResult;
   bare: TargetResult;

@@ -5,7 +5,8 @@ import { isConnectionLoss } from '../db/connection-loss.js';
 import type { Database } from '../db/create-db.js';
 import { storableText } from '../db/storable-text.js';
 import type { LogsTable, Tables } from '../db/tables.js';
-import type { ConsumeLog, LedgerStore, ReserveRefusal } from './ledger.js';
+import { type Budget, QuotaLeases } from './leases/quota-leases.js';
+import type { ConsumeLog, LedgerStore, ReserveRefusal, ReserveRequest } from './ledger.js';
 import { settlementAmounts, withShortfall } from './settlement.js';
 import { type LockedBalances, needsRoom, type PlannedSettle, planSettlements } from './settlement-plan.js';
 import { SettlementQueue } from './settlement-queue.js';
@@ -16,7 +17,17 @@ import { isTransient, type WriteBatcher, WriteBatcherClosedError } from './write
 interface QueuedSettle {
   held: HeldQuota;
   settle: { finalQuota: number; log: ConsumeLog; recordLog: boolean } | undefined;
+  /** The quota lease `held.amount` came from (then `held.ref` is unset: no reserve row). */
+  leaseId?: string | undefined;
+  /** The journal number of a settlement that has no reserve row: `ledger_marks` records it. */
+  mark?: number | undefined;
 }
+
+/**
+ * Refs of reservations held in a local budget start with this. A reserve row's ref starts with the
+ * boot id, base64url, which never contains `~` (an `L` prefix was mistaken for one in 1 boot of 64).
+ */
+const LOCAL_REF = '~';
 
 // 500 rows x 19 columns stay far below the 65 535 parameters PostgreSQL and MySQL allow a statement
 // and SQLite's 32 766.
@@ -41,6 +52,13 @@ export interface ReserveKeeping {
   nowSeconds?: () => number;
   /** Told of a renewal or a sweep that failed (it is tried again at the next round). */
   onError?: (message: string) => void;
+  /**
+   * Quota moved at a time into a lease this node reserves against in memory (quota-leases.ts). 0,
+   * the default here, reserves every call in the database; main.ts turns leases on.
+   */
+  leaseSlice?: number;
+  /** Seconds after which an unused lease is given back. Default `leaseSeconds`. */
+  leaseIdleSeconds?: number;
 }
 
 /** What a settlement found of its reserve's row when it claimed it. */
@@ -51,6 +69,22 @@ enum Claim {
   Returned,
   /** No row: this settlement committed already (its COMMIT's answer was lost and it ran again). */
   Done,
+}
+
+/**
+ * `(case id when <id> then <amount> ... else 0 end)`: each row's amount in a multi-row UPDATE. The
+ * amounts are written as literals (safe integers, checked) so every engine types them as integers
+ * (PostgreSQL would type an untyped parameter in a CASE after its other branches, int4); string ids
+ * stay parameters.
+ */
+function byId<T extends { id: number | string }>(rows: readonly T[], amount: (row: T) => number) {
+  const whens = rows.map((row) => {
+    const value = amount(row);
+    if (!Number.isSafeInteger(value)) throw new RangeError(`not a safe integer amount: ${value}`);
+    const id = typeof row.id === 'number' ? sql.lit(row.id) : sql`${row.id}`;
+    return sql`when ${id} then ${sql.lit(value)}`;
+  });
+  return sql<number>`(case id ${sql.join(whens, sql` `)} else 0 end)`;
 }
 
 /** A claimed item's reserve as its settlement must count it. */
@@ -105,6 +139,9 @@ export class KyselyLedgerStore implements LedgerStore {
   private keeper: NodeJS.Timeout | undefined;
   private keeping: Promise<void> = Promise.resolve();
   private started = false;
+  readonly leases: QuotaLeases;
+  /** The budget of each reservation held locally, until its settlement or release. */
+  private readonly leased = new Map<string, Budget>();
 
   constructor(
     private readonly database: Database,
@@ -119,10 +156,46 @@ export class KyselyLedgerStore implements LedgerStore {
     this.leaseSeconds = keeping.leaseSeconds ?? 120;
     this.nowSeconds = keeping.nowSeconds ?? (() => Math.floor(Date.now() / 1000));
     this.onError = keeping.onError ?? (() => {});
+    this.leases = new QuotaLeases(
+      database,
+      this.nodeId,
+      this.bootId,
+      { slice: keeping.leaseSlice ?? 0, idleSeconds: keeping.leaseIdleSeconds ?? this.leaseSeconds },
+      this.leaseSeconds,
+      this.nowSeconds,
+      this.onError,
+    );
   }
 
   nextRef(): string {
     return `${this.bootId}.${(++this.sequence).toString(36)}`;
+  }
+
+  reserveLocally(request: ReserveRequest): string | undefined {
+    const budget = this.leases.take(request);
+    if (!budget) return undefined;
+    const ref = `${LOCAL_REF}${this.bootId}.${(++this.sequence).toString(36)}`;
+    this.leased.set(ref, budget);
+    return ref;
+  }
+
+  isLocalRef(ref: string): boolean {
+    return ref.startsWith(LOCAL_REF);
+  }
+
+  /** Before a replay: a previous run's leases go back, so its journaled settlements charge the balances. */
+  async recover(): Promise<void> {
+    await this.returnLeases({ own: true });
+  }
+
+  /** The highest journal number of a committed settlement that had no reserve row. */
+  async journalMark(): Promise<number> {
+    const row = await this.database.db
+      .selectFrom('ledger_marks')
+      .select('seq')
+      .where('node_id', '=', this.nodeId)
+      .executeTakeFirst();
+    return row ? Number(row.seq) : 0;
   }
 
   /**
@@ -133,6 +206,8 @@ export class KyselyLedgerStore implements LedgerStore {
   async start(): Promise<void> {
     this.started = true;
     await this.returnReserves('own');
+    await this.returnLeases({ own: true });
+    this.leases.renewed(this.nowSeconds());
     this.stopKeeping();
     const every = Math.max(1000, (this.leaseSeconds * 1000) / 3);
     this.keeper = setInterval(() => {
@@ -143,7 +218,11 @@ export class KyselyLedgerStore implements LedgerStore {
     this.keeper.unref();
   }
 
-  /** Renews this node's reserves, gives back expired ones and forgets long-returned rows. */
+  /**
+   * Renews this node's reserves and leases, gives back its retired and idle leases and any node's
+   * expired reserves and leases, stops using a lease another node gave back, and forgets
+   * long-returned rows.
+   */
   async keep(): Promise<void> {
     const now = this.nowSeconds();
     await this.database.db
@@ -152,12 +231,47 @@ export class KyselyLedgerStore implements LedgerStore {
       .where('node_id', '=', this.nodeId)
       .where('returned', '=', 0)
       .execute();
-    await this.returnReserves('expired');
     await this.database.db
-      .deleteFrom('reserves')
-      .where('returned', '=', 1)
-      .where('expires_at', '<', now - RETURNED_KEPT_SECONDS)
+      .updateTable('quota_leases')
+      .set({ expires_at: now + this.leaseSeconds })
+      .where('node_id', '=', this.nodeId)
+      .where('returned', '=', 0)
       .execute();
+    this.leases.renewed(now);
+    const live = this.leases.liveIds();
+    if (live.length > 0) {
+      const gone = await this.database.db
+        .selectFrom('quota_leases')
+        .select('id')
+        .where('id', 'in', live)
+        .where('returned', '=', 1)
+        .execute();
+      if (gone.length > 0) this.leases.forget(new Set(gone.map((r) => r.id)));
+    }
+    await this.returnLeases({ ids: this.leases.retiredIds() });
+    await this.returnReserves('expired');
+    await this.returnLeases({ expiredBefore: now });
+    for (const table of ['reserves', 'quota_leases'] as const)
+      await this.database.db
+        .deleteFrom(table)
+        .where('returned', '=', 1)
+        .where('expires_at', '<', now - RETURNED_KEPT_SECONDS)
+        .execute();
+  }
+
+  /** Gives back lease rows (see `QuotaLeases.giveBackRows`) through the writer, in batches. */
+  async returnLeases(
+    which: { own: true } | { expiredBefore: number } | { ids: readonly string[] },
+  ): Promise<number> {
+    let total = 0;
+    for (;;) {
+      let found = 0;
+      await this.writer.submit(async (trx) => {
+        found = await this.leases.giveBackRows(trx, which, RETURN_BATCH);
+      });
+      total += found;
+      if (found < RETURN_BATCH) return total;
+    }
   }
 
   /**
@@ -304,10 +418,38 @@ export class KyselyLedgerStore implements LedgerStore {
     return null;
   }
 
-  settle(held: HeldQuota, finalQuota: number, log: ConsumeLog, recordLog: boolean): Promise<SettledAmounts> {
-    return this.queue
-      .add({ held, settle: { finalQuota, log, recordLog } })
-      .catch((err: unknown) => this.refused(err, held, finalQuota, log, recordLog));
+  settle(
+    held: HeldQuota,
+    finalQuota: number,
+    log: ConsumeLog,
+    recordLog: boolean,
+    journalSeq?: number,
+  ): Promise<SettledAmounts> {
+    const item: QueuedSettle = { held, settle: { finalQuota, log, recordLog } };
+    if (held.ref?.startsWith(LOCAL_REF)) this.fromLease(item, journalSeq);
+    return this.queue.add(item).catch((err: unknown) => this.refused(err, item));
+  }
+
+  /**
+   * A settlement of a reservation held locally: an overrun is taken from the budget as far as it
+   * goes, and what the lease will not be charged goes back to the budget now (the row still holds
+   * it until the charge commits, so the budget never promises more than the row). Without its
+   * budget (a replay after a restart, whose leases went back first) it charges the balances.
+   */
+  private fromLease(item: QueuedSettle, journalSeq: number | undefined): void {
+    const ref = item.held.ref!;
+    const budget = this.leased.get(ref);
+    this.leased.delete(ref);
+    const finalQuota = item.settle!.finalQuota;
+    let covered = 0;
+    if (budget) {
+      covered = item.held.amount;
+      if (finalQuota > covered) covered += this.leases.takeMore(budget, finalQuota - covered);
+      this.leases.giveBack(budget, covered - Math.min(finalQuota, covered), true);
+      item.leaseId = budget.id;
+    }
+    item.held = { ...item.held, amount: covered, ref: undefined };
+    item.mark = journalSeq;
   }
 
   /**
@@ -315,18 +457,14 @@ export class KyselyLedgerStore implements LedgerStore {
    * nor a closed ledger): it runs again with its log row's text cleaned, and is kept in
    * `settlement_dead_letters` with the error, whether it was then charged, and an error line.
    */
-  private async refused(
-    err: unknown,
-    held: HeldQuota,
-    finalQuota: number,
-    log: ConsumeLog,
-    recordLog: boolean,
-  ): Promise<SettledAmounts> {
+  private async refused(err: unknown, item: QueuedSettle): Promise<SettledAmounts> {
     if (err instanceof WriteBatcherClosedError || isConnectionLoss(err)) throw err;
+    const { held } = item;
+    const { finalQuota, log } = item.settle!;
     let amounts: SettledAmounts | undefined;
     let again: unknown;
     try {
-      amounts = await this.queue.add({ held, settle: { finalQuota, log: storableLog(log), recordLog } });
+      amounts = await this.queue.add({ ...item, settle: { ...item.settle!, log: storableLog(log) } });
     } catch (e) {
       again = e;
     }
@@ -372,6 +510,13 @@ export class KyselyLedgerStore implements LedgerStore {
   }
 
   async release(held: HeldQuota): Promise<void> {
+    if (held.ref?.startsWith(LOCAL_REF)) {
+      // Held in memory: it goes back to the budget, no database work at all.
+      const budget = this.leased.get(held.ref);
+      this.leased.delete(held.ref);
+      if (budget) this.leases.giveBack(budget, held.amount, true);
+      return;
+    }
     await this.queue.add({ held, settle: undefined });
   }
 
@@ -385,12 +530,17 @@ export class KyselyLedgerStore implements LedgerStore {
    */
   async close(): Promise<void> {
     this.stopKeeping();
+    await this.leases.stop();
     await this.keeping;
     await this.queue.flush();
-    if (this.started)
+    if (this.started) {
       await this.returnReserves('own').catch((err: unknown) =>
         this.onError(`returning this node's reserves failed: ${String(err)}`),
       );
+      await this.returnLeases({ own: true }).catch((err: unknown) =>
+        this.onError(`returning this node's quota leases failed: ${String(err)}`),
+      );
+    }
     await this.queue.close();
   }
 
@@ -405,12 +555,16 @@ export class KyselyLedgerStore implements LedgerStore {
     items: readonly QueuedSettle[],
   ): Promise<SettledAmounts[]> {
     const claims = await this.claim(trx, items);
+    const leases = await this.lockLeases(trx, items);
     const live: QueuedSettle[] = [];
     const at: number[] = [];
     items.forEach((item, i) => {
       const claim = claims(item.held);
       if (claim === Claim.Done) return;
-      live.push(claim === Claim.Returned ? { ...item, held: heldAs(item.held, claim) } : item);
+      if (item.leaseId !== undefined && !leases.has(item.leaseId))
+        // The lease went back to the balances meanwhile: the whole cost is charged from them.
+        live.push({ ...item, held: { ...item.held, amount: 0 }, leaseId: undefined });
+      else live.push(claim === Claim.Returned ? { ...item, held: heldAs(item.held, claim) } : item);
       at.push(i);
     });
     const planned = live.map(
@@ -418,11 +572,13 @@ export class KyselyLedgerStore implements LedgerStore {
         held: item.held,
         finalQuota: item.settle?.finalQuota,
         channelId: item.settle?.log.channel_id ?? 0,
+        leaseId: item.leaseId,
       }),
     );
     const balances = planned.some(needsRoom) ? await this.lockBalances(trx, live) : undefined;
     const plan = planSettlements(planned, balances);
     await this.applyPlan(trx, plan);
+    await this.markJournal(trx, items);
     const rows: Insertable<LogsTable>[] = [];
     live.forEach((item, i) => {
       const a = plan.amounts[i]!;
@@ -469,46 +625,135 @@ export class KyselyLedgerStore implements LedgerStore {
     return (held) => (held.ref === undefined ? Claim.Held : (state.get(held.ref) ?? Claim.Done));
   }
 
-  /** The balance and counter updates of a plan: users, then tokens, then channels, each by id. */
+  /** The live leases among the items' (not given back), locked until commit like the balances. */
+  private async lockLeases(trx: Transaction<Tables>, items: readonly QueuedSettle[]): Promise<Set<string>> {
+    const ids = [...new Set(items.flatMap((i) => (i.leaseId === undefined ? [] : [i.leaseId])))];
+    if (ids.length === 0) return new Set();
+    let query = trx
+      .selectFrom('quota_leases')
+      .select('id')
+      .where('id', 'in', ids)
+      .where('returned', '=', 0)
+      .orderBy('id');
+    if (this.database.dialect !== 'sqlite') query = query.forUpdate();
+    return new Set((await query.execute()).map((r) => r.id));
+  }
+
+  /** Records the highest journal number of the group's settlements that have no reserve row. */
+  private async markJournal(trx: Transaction<Tables>, items: readonly QueuedSettle[]): Promise<void> {
+    let seq = 0;
+    for (const item of items) if (item.mark !== undefined && item.mark > seq) seq = item.mark;
+    if (seq === 0) return;
+    const insert = trx.insertInto('ledger_marks').values({ node_id: this.nodeId, seq });
+    if (this.database.dialect === 'mysql')
+      await insert.onDuplicateKeyUpdate({ seq: sql`greatest(seq, values(seq))` }).execute();
+    else
+      await insert
+        .onConflict((oc) =>
+          oc.column('node_id').doUpdateSet({
+            seq: sql`${sql.raw(this.database.dialect === 'postgres' ? 'greatest' : 'max')}(ledger_marks.seq, excluded.seq)`,
+          }),
+        )
+        .execute();
+  }
+
+  /**
+   * The balance and counter updates of a plan: one UPDATE per table (users, then tokens, channels,
+   * leases), each row's amounts picked by a CASE on its id, whatever the number of rows.
+   */
   private async applyPlan(trx: Transaction<Tables>, plan: ReturnType<typeof planSettlements>): Promise<void> {
-    for (const user of plan.users) {
+    const { users, tokens, channels, leases } = plan;
+    if (users.length > 0)
       await trx
         .updateTable('users')
         .set((eb) => ({
-          quota: eb('quota', '+', user.quota),
-          used_quota: eb('used_quota', '+', user.used),
-          request_count: eb('request_count', '+', user.requests),
+          quota: eb(
+            'quota',
+            '+',
+            byId(users, (u) => u.quota),
+          ),
+          used_quota: eb(
+            'used_quota',
+            '+',
+            byId(users, (u) => u.used),
+          ),
+          request_count: eb(
+            'request_count',
+            '+',
+            byId(users, (u) => u.requests),
+          ),
         }))
-        .where('id', '=', user.id)
+        .where(
+          'id',
+          'in',
+          users.map((u) => u.id),
+        )
         .execute();
-    }
-    for (const token of plan.tokens) {
+    if (tokens.length > 0) {
+      const exhausted = tokens.filter((t) => t.exhausted).map((t) => t.id);
       await trx
         .updateTable('tokens')
         .set((eb) => ({
-          ...(token.exhausted
+          ...(exhausted.length > 0
             ? {
                 status: eb
                   .case()
-                  .when('status', '=', TokenStatus.Enabled)
+                  .when(eb.and([eb('id', 'in', exhausted), eb('status', '=', TokenStatus.Enabled)]))
                   .then(TokenStatus.Exhausted)
                   .else(eb.ref('status'))
                   .end(),
               }
             : {}),
-          remain_quota: eb('remain_quota', '+', token.remain),
-          used_quota: eb('used_quota', '+', token.used),
+          remain_quota: eb(
+            'remain_quota',
+            '+',
+            byId(tokens, (t) => t.remain),
+          ),
+          used_quota: eb(
+            'used_quota',
+            '+',
+            byId(tokens, (t) => t.used),
+          ),
         }))
-        .where('id', '=', token.id)
+        .where(
+          'id',
+          'in',
+          tokens.map((t) => t.id),
+        )
         .execute();
     }
-    for (const channel of plan.channels) {
+    if (channels.length > 0)
       await trx
         .updateTable('channels')
-        .set((eb) => ({ used_quota: eb('used_quota', '+', channel.used) }))
-        .where('id', '=', channel.id)
+        .set((eb) => ({
+          used_quota: eb(
+            'used_quota',
+            '+',
+            byId(channels, (c) => c.used),
+          ),
+        }))
+        .where(
+          'id',
+          'in',
+          channels.map((c) => c.id),
+        )
         .execute();
-    }
+    if (leases.length > 0)
+      await trx
+        .updateTable('quota_leases')
+        .set((eb) => ({
+          amount: eb(
+            'amount',
+            '-',
+            byId(leases, (l) => l.used),
+          ),
+        }))
+        .where(
+          'id',
+          'in',
+          leases.map((l) => l.id),
+        )
+        .execute();
   }
 
   /**
@@ -543,6 +788,9 @@ export class KyselyLedgerStore implements LedgerStore {
 
   /** One settlement or release alone: the path a group's items take when the group failed. */
   private async runOne(trx: Transaction<Tables>, item: QueuedSettle): Promise<SettledAmounts> {
+    // A leased settlement or one that must leave its journal mark takes the group's path, alone.
+    if (item.leaseId !== undefined || item.mark !== undefined)
+      return (await this.settleGroup(trx, [item]))[0]!;
     const claim = (await this.claim(trx, [item]))(item.held);
     if (claim === Claim.Done) return NOTHING;
     const held = heldAs(item.held, claim);

@@ -64,6 +64,15 @@ export interface LedgerStore {
    * reserve is sent so that a reserve whose answer was lost can still be found and given back.
    */
   nextRef?(): string;
+  /**
+   * Holds `request.amount` from a budget this node keeps in memory (a quota lease), with no I/O,
+   * and answers the reservation's ref; undefined when the store must reserve in the database.
+   */
+  reserveLocally?(request: ReserveRequest): string | undefined;
+  /** True for a ref `reserveLocally` made: no row tells whether its settlement committed. */
+  isLocalRef?(ref: string): boolean;
+  /** Before a replay: gives back what a previous run held in memory-backed budgets (quota leases). */
+  recover?(): Promise<void>;
   /** Holds `held.amount` (> 0) from the user and, unless unlimited, the token: both or neither. */
   reserve(held: HeldQuota): Promise<ReserveRefusal | null>;
   /**
@@ -176,8 +185,12 @@ export class Ledger {
     const journal = this.journal;
     if (!journal) return 0;
     const left = journal.leftOpen();
+    await this.store.recover?.();
     const mark = (await this.store.journalMark?.()) ?? 0;
-    const open = left.filter((e) => e.n > mark);
+    // A settlement with a reserve row is made again whatever the mark: the row tells if it committed.
+    const open = left.filter(
+      (e) => e.n > mark || (e.ref !== undefined && !(this.store.isLocalRef?.(e.ref) ?? false)),
+    );
     let settled = 0;
     for (const entry of open) {
       try {
@@ -199,6 +212,19 @@ export class Ledger {
    */
   async reserve(request: ReserveRequest): Promise<ReserveOutcome> {
     assertQuota('amount', request.amount);
+    const local = request.amount > 0 ? this.store.reserveLocally?.(request) : undefined;
+    if (local !== undefined)
+      return {
+        ok: true,
+        reservation: new IssuedReservation(
+          this,
+          request.userId,
+          request.tokenId,
+          request.tokenUnlimited,
+          request.amount,
+          local,
+        ),
+      };
     const reservation = new IssuedReservation(
       this,
       request.userId,

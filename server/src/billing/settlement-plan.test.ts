@@ -61,7 +61,40 @@ describe('planSettlements', () => {
       users: [],
       tokens: [],
       channels: [],
+      leases: [],
     });
+  });
+
+  it('charges a leased settlement to its lease; the balances move only by an overrun', () => {
+    const leased = (s: PlannedSettle, leaseId: string): PlannedSettle => ({ ...s, leaseId });
+    const plan = planSettlements(
+      [
+        leased(settle(7, 30, 1000, 400, 5), 'b'), // 400 from lease b, the 600 refund stays with the node
+        leased(settle(7, 30, 500, 800, 5), 'b'), // 500 from lease b, overrun 300 from the balances
+        leased(settle(2, 10, 100, 100, 0, true), 'a'), // unlimited token: 100 from lease a
+      ],
+      balances(
+        [
+          [7, 10_000],
+          [2, 50],
+        ],
+        [[30, 10_000]],
+      ),
+    );
+    expect(plan.amounts.map((a) => a.charged)).toEqual([400, 800, 100]);
+    expect(plan.leases).toEqual([
+      { id: 'a', used: 100 },
+      { id: 'b', used: 900 },
+    ]);
+    expect(plan.users).toEqual([
+      { id: 2, quota: 0, used: 100, requests: 1 },
+      { id: 7, quota: -300, used: 1200, requests: 2 },
+    ]);
+    expect(plan.tokens).toEqual([
+      { id: 10, remain: 0, used: 100, exhausted: false },
+      { id: 30, remain: -300, used: 1200, exhausted: false },
+    ]);
+    expect(plan.channels).toEqual([{ id: 5, used: 1200 }]);
   });
 
   it('refuses an overrun without locked balances', () => {

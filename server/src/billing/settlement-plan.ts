@@ -12,6 +12,11 @@ export interface PlannedSettle {
   finalQuota: number | undefined;
   /** The channel whose used_quota grows with the charge; 0 or less for none. */
   channelId: number;
+  /**
+   * The quota lease `held.amount` was taken from: the charge up to it comes out of the lease row, a
+   * refund goes back to the node's budget (not the balance), only an overrun touches the balances.
+   */
+  leaseId?: string | undefined;
 }
 
 /**
@@ -46,6 +51,12 @@ export interface ChannelTotal {
   used: number;
 }
 
+export interface LeaseTotal {
+  id: string;
+  /** Taken from the lease row's `amount`. */
+  used: number;
+}
+
 export interface SettlementPlan {
   /** One per settlement, in the given order. */
   amounts: SettlementAmounts[];
@@ -53,6 +64,8 @@ export interface SettlementPlan {
   users: UserTotal[];
   tokens: TokenTotal[];
   channels: ChannelTotal[];
+  /** Sorted by id. */
+  leases: LeaseTotal[];
 }
 
 /** True when the settlement may take more than its reserve, which needs the balances' room. */
@@ -75,6 +88,7 @@ export function planSettlements(
   const users = new Map<number, UserTotal>();
   const tokens = new Map<number, TokenTotal>();
   const channels = new Map<number, ChannelTotal>();
+  const leases = new Map<string, LeaseTotal>();
 
   const amounts = settles.map((s) => {
     const { held } = s;
@@ -89,31 +103,39 @@ export function planSettlements(
         })
       : { charged: 0, change: held.amount, refunded: held.amount, shortfall: 0 };
 
+    // A leased settlement moves the balances only by its overrun; the rest is the lease's.
+    const change = s.leaseId === undefined ? a.change : Math.min(0, a.change);
+    if (s.leaseId !== undefined && settling) {
+      const lease = leases.get(s.leaseId) ?? { id: s.leaseId, used: 0 };
+      leases.set(s.leaseId, lease);
+      lease.used += Math.min(a.charged, held.amount);
+    }
+
     const user = users.get(held.userId) ?? { id: held.userId, quota: 0, used: 0, requests: 0 };
     users.set(held.userId, user);
-    user.quota += a.change;
+    user.quota += change;
     if (settling) {
       user.used += a.charged;
       user.requests++;
     }
     const balance = userBalance.get(held.userId);
-    if (balance !== undefined) userBalance.set(held.userId, balance + a.change);
+    if (balance !== undefined) userBalance.set(held.userId, balance + change);
 
-    const moveBalance = limited && a.change !== 0;
+    const moveBalance = limited && change !== 0;
     const addUsed = settling && a.charged > 0;
     if (moveBalance || addUsed) {
       const token = tokens.get(held.tokenId) ?? { id: held.tokenId, remain: 0, used: 0, exhausted: false };
       tokens.set(held.tokenId, token);
-      if (moveBalance) token.remain += a.change;
+      if (moveBalance) token.remain += change;
       if (addUsed) token.used += a.charged;
       const state = tokenState.get(held.tokenId);
       if (moveBalance && state) {
         // The rule of the one-by-one path: only an extra charge exhausts a token, never a refund.
-        if (a.change < 0 && state.enabled && state.remain + a.change <= 0) {
+        if (change < 0 && state.enabled && state.remain + change <= 0) {
           state.enabled = false;
           token.exhausted = true;
         }
-        state.remain += a.change;
+        state.remain += change;
       }
     }
 
@@ -131,5 +153,8 @@ export function planSettlements(
     users: [...users.values()].filter((u) => u.quota !== 0 || u.used !== 0 || u.requests !== 0).sort(byId),
     tokens: [...tokens.values()].filter((t) => t.remain !== 0 || t.used !== 0 || t.exhausted).sort(byId),
     channels: [...channels.values()].sort(byId),
+    leases: [...leases.values()]
+      .filter((l) => l.used !== 0)
+      .sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0)),
   };
 }

@@ -312,6 +312,29 @@ export interface ReservesTable {
   returned: number;
 }
 
+/** A slice of a user's and a token's balance one node reserves against in memory; migration 0011. */
+export interface QuotaLeasesTable {
+  /** Made by the node: its boot id, the user, the token and a generation. */
+  id: string;
+  node_id: string;
+  user_id: number;
+  token_id: number;
+  /** 1 when the slice was also taken from the token's `remain_quota`. */
+  token_limited: number;
+  /** What the slice still holds: settlements charged against it take their charge from it. */
+  amount: number;
+  /** Unix seconds; the node renews it while it lives. */
+  expires_at: number;
+  /** 1 once given back to the balances (the row stays so a late settlement knows). */
+  returned: number;
+}
+
+/** Per node, the highest journal number of a settlement charged against a lease; migration 0011. */
+export interface LedgerMarksTable {
+  node_id: string;
+  seq: number;
+}
+
 /** A settlement the database refused, kept for an administrator; migration 0007. */
 export interface SettlementDeadLettersTable {
   id: Generated<number>;
@@ -360,6 +383,8 @@ export interface Tables {
   node_heartbeats: NodeHeartbeatsTable;
   quota_reminders: QuotaRemindersTable;
   reserves: ReservesTable;
+  quota_leases: QuotaLeasesTable;
+  ledger_marks: LedgerMarksTable;
   settlement_dead_letters: SettlementDeadLettersTable;
   users: UsersTable;
   sessions: SessionsTable;

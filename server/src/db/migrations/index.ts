@@ -11,6 +11,7 @@ import { settlementDeadLettersMigration } from './0007-settlement-dead-letters.j
 import { journalMarksMigration } from './0008-journal-marks.js';
 import { nodeCoordinationMigration } from './0009-node-coordination.js';
 import { quotaRemindersMigration } from './0010-quota-reminders.js';
+import { quotaLeasesMigration } from './0011-quota-leases.js';
 
 /** The static, ordered list of migrations. Names sort in the order they run. */
 export function migrations(dialect: DialectName): Record<string, Migration> {
@@ -25,6 +26,7 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0008_journal_marks': journalMarksMigration(dialect),
     '0009_node_coordination': nodeCoordinationMigration(dialect),
     '0010_quota_reminders': quotaRemindersMigration(dialect),
+    '0011_quota_leases': quotaLeasesMigration(dialect),
   };
 }
 

@@ -21,6 +21,7 @@ const EXPECTED_TABLES = [
   'change_versions',
   'channels',
   'job_leases',
+  'ledger_marks',
   'logs',
   'midjourneys',
   'model_owners',
@@ -31,6 +32,7 @@ const EXPECTED_TABLES = [
   'payments',
   'prices',
   'quota_reminders',
+  'quota_leases',
   'redemptions',
   'reserves',
   'sessions',
@@ -68,6 +70,7 @@ for (const target of engineTargets()) {
           '0008_journal_marks',
           '0009_node_coordination',
           '0010_quota_reminders',
+          '0011_quota_leases',
         ]);
         expect(await migrateToLatest(a.db, a.dialect)).toEqual([]);
         // PostgreSQL's introspection lists every schema on the server, other test files' too.
