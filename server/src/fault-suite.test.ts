@@ -524,8 +524,12 @@ for (const target of engineTargets()) {
       again.child.kill('SIGTERM');
       expect((await again.exited).code).toBe(0);
 
+      // Every delivered call is billed; so may be a call whose settlement was journaled just before
+      // its reply's last byte, which the kill kept from its client (at most one per client).
       const b = await books(dbUrl);
-      expectBalanced(b, delivered + after.completed, load, after);
+      expect(b.rows).toBeGreaterThanOrEqual(delivered + after.completed);
+      expect(b.rows).toBeLessThanOrEqual(delivered + after.completed + WORKERS);
+      expectBalanced(b, b.rows, load, after);
     }, 120_000);
 
     it.skipIf(target.engine === 'sqlite')(

@@ -98,7 +98,7 @@ describe('deploy/start.sh', () => {
       if (!ready) await new Promise((r) => setTimeout(r, 100));
     }
     expect(ready?.status, log).toBe(200);
-    expect(await ready!.json()).toEqual({ ready: true });
+    expect(await ready!.json()).toMatchObject({ ready: true });
     child.kill('SIGTERM');
     expect(await exited, log).toBe(0);
     child = undefined;

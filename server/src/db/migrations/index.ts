@@ -49,7 +49,16 @@ export async function migrateToLatest(db: Kysely<Tables>, dialect: DialectName):
       provider: { getMigrations: async () => migrations(dialect) },
       ...(schema ? { migrationTableSchema: schema } : {}),
     });
-    return names(await migrator.migrateToLatest());
+    // Kysely's migrator lists the tables of every schema on the server; a schema another database
+    // user drops meanwhile fails that listing (invalid_schema_name), and the next one succeeds.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return names(await migrator.migrateToLatest());
+      } catch (err) {
+        if (attempt >= 5 || (err as { code?: unknown })?.code !== '3F000') throw err;
+        await new Promise((r) => setTimeout(r, 20 * attempt));
+      }
+    }
   }
   return db.connection().execute(async (conn) => {
     await sql`begin immediate`.execute(conn);
