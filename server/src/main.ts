@@ -38,7 +38,9 @@ import { logsQueries } from './db/queries/logs.js';
 import { midjourneysQueries } from './db/queries/midjourneys.js';
 import { modelOwnersQueries } from './db/queries/model-owners.js';
 import { optionsQueries } from './db/queries/options.js';
+import { ordersQueries } from './db/queries/orders.js';
 import { passkeysQueries } from './db/queries/passkeys.js';
+import { paymentsQueries } from './db/queries/payments.js';
 import { pricesQueries } from './db/queries/prices.js';
 import { redemptionsQueries } from './db/queries/redemptions.js';
 import { sessionsQueries } from './db/queries/sessions.js';
@@ -54,6 +56,7 @@ import { type Mailer, SmtpMailer } from './mail/mailer.js';
 import { resolveNodeId } from './node-id.js';
 import { OidcClient } from './oauth/oidc-client.js';
 import { OptionStore } from './options/option-store.js';
+import { PAYMENT_DRIVERS } from './payments/drivers.js';
 import { TokenCounter } from './providers/token-counter.js';
 import { VertexTokenCache } from './providers/vertex/access-token.js';
 import { ZhipuTokenCache } from './providers/zhipu/token.js';
@@ -141,6 +144,8 @@ export async function composeServices(
       tasks: tasksQueries(database),
       telegramMenus: telegramMenusQueries(database),
       passkeys: passkeysQueries(database),
+      payments: paymentsQueries(database),
+      orders: ordersQueries(database),
     };
     const passwords = overrides.passwords ?? new Argon2Hasher();
     const seed = await seedDatabase(repos, passwords, config.initialRootPassword, clock.nowSeconds());
@@ -309,6 +314,7 @@ export async function composeServices(
       passwords,
       mailer: overrides.mailer ?? new SmtpMailer(options),
       turnstile: overrides.turnstile ?? new HttpTurnstileVerifier(config.turnstileVerifyUrl),
+      paymentDrivers: PAYMENT_DRIVERS,
       relay,
       jobs: { statisticsRollup },
       clock,

@@ -9,6 +9,7 @@ import { passkeysMigration } from './0005-passkeys.js';
 import { reservesMigration } from './0006-reserves.js';
 import { settlementDeadLettersMigration } from './0007-settlement-dead-letters.js';
 import { journalMarksMigration } from './0008-journal-marks.js';
+import { paymentOrderStatusMigration } from './0009-payment-order-status.js';
 
 /** The static, ordered list of migrations. Names sort in the order they run. */
 export function migrations(dialect: DialectName): Record<string, Migration> {
@@ -21,6 +22,7 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0006_reserves': reservesMigration(dialect),
     '0007_settlement_dead_letters': settlementDeadLettersMigration(dialect),
     '0008_journal_marks': journalMarksMigration(dialect),
+    '0009_payment_order_status': paymentOrderStatusMigration(dialect),
   };
 }
 

@@ -62,6 +62,7 @@ for (const target of engineTargets()) {
           '0006_reserves',
           '0007_settlement_dead_letters',
           '0008_journal_marks',
+          '0009_payment_order_status',
         ]);
         expect(await migrateToLatest(a.db, a.dialect)).toEqual([]);
         // PostgreSQL's introspection lists every schema on the server, other test files' too.
