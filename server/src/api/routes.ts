@@ -891,7 +891,7 @@ export const apiRoutes: readonly RouteDef[] = [
   }),
   route({
     method: 'GET',
-    url: '/api/payment/',
+    url: '/api/payment',
     access: 'admin',
     query: paymentListQuery,
     handler: listPayments,
@@ -904,8 +904,8 @@ export const apiRoutes: readonly RouteDef[] = [
     handler: listOrders,
   }),
   route({ method: 'GET', url: '/api/payment/:id', access: 'admin', params: idParams, handler: getPayment }),
-  route({ method: 'POST', url: '/api/payment/', access: 'admin', body: paymentBody, handler: createPayment }),
-  route({ method: 'PUT', url: '/api/payment/', access: 'admin', body: paymentBody, handler: updatePayment }),
+  route({ method: 'POST', url: '/api/payment', access: 'admin', body: paymentBody, handler: createPayment }),
+  route({ method: 'PUT', url: '/api/payment', access: 'admin', body: paymentBody, handler: updatePayment }),
   route({
     method: 'DELETE',
     url: '/api/payment/:id',
