@@ -102,7 +102,8 @@ export async function createOrder({
       currency: price.currency,
       subject: `${opts.SystemName} top-up ${amount} USD`,
       notifyUrl: `${notifyBase}/api/payment/notify/${gateway.uuid}`,
-      returnUrl: `${server}/panel/topup?trade_no=${trade}`,
+      // Named as EPay and Alipay name it on their return, where `trade_no` is their own number.
+      returnUrl: `${server}/panel/topup?out_trade_no=${trade}`,
       clientIp: ip,
     });
     if (pay.gatewayNo) await s.repos.orders.setGatewayNo(id, pay.gatewayNo, now);

@@ -167,16 +167,16 @@ function QrDialog(props: { answer: OrderAnswer | null; gateway: Gateway | undefi
   );
 }
 
-/** Back from a gateway's page with ?trade_no=: waits for the callback and says when it is in. */
+/**
+ * Back from a gateway's page with ?out_trade_no= (the name EPay and Alipay also use for it): waits
+ * for the callback and says when it is in.
+ */
 function ReturnedOrder() {
   const { t } = useTranslation();
   const [params, setParams] = useSearchParams();
-  const tradeNo = params.get('trade_no');
+  const tradeNo = params.get('out_trade_no');
   const done = useCallback(() => {
-    setParams((p) => {
-      p.delete('trade_no');
-      return p;
-    });
+    setParams(new URLSearchParams());
   }, [setParams]);
   const status = usePaidOrder(tradeNo, done);
   if (!tradeNo || status === 'success') return null;
