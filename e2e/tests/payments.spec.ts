@@ -186,6 +186,7 @@ test('Stripe: Checkout page, signed webhook, the balance rises', async ({ page }
 test('EPay: posted form, MD5-signed notice, the balance rises', async ({ page }) => {
   await signIn(page);
   await chooseTen(page, 'epay', '63.00 CNY');
+  await page.screenshot({ path: test.info().outputPath('topup-breakdown.png') });
   await page.getByTestId('topup-pay').click();
   await expect(page.getByTestId('fake-amount')).toHaveText('63.00 CNY');
   await page.getByTestId('fake-pay').click();
@@ -214,6 +215,7 @@ test('WeChat Pay: QR code scanned on a "phone", sealed and signed notice, the ba
   await page.getByTestId('topup-pay').click();
   const qr = page.getByTestId('topup-qr');
   await expect(qr.locator('svg')).toBeVisible();
+  await page.screenshot({ path: test.info().outputPath('topup-qr.png') });
   const payload = await qr.getAttribute('data-payload');
   expect(payload).toMatch(/^weixin:\/\/wxpay\/bizpayurl\?pr=/);
   const phone = await context.newPage();
@@ -228,4 +230,33 @@ test('WeChat Pay: QR code scanned on a "phone", sealed and signed notice, the ba
   // The order log shows the four paid orders.
   const orders = await ok(await root.get('/api/payment/order', { params: { status: 'success' } }));
   expect(orders.total_count).toBe(4);
+});
+
+test('the administrator sees the paid orders and edits a gateway without retyping its secrets', async ({
+  page,
+}) => {
+  await page.goto(`${base}/login`);
+  await page.getByTestId('login-username').fill('root');
+  await page.getByTestId('login-password').fill(ROOT_PASSWORD);
+  await page.getByTestId('login-submit').click();
+  await expect(page).toHaveURL(/\/panel\/dashboard$/);
+  await page.goto(`${base}/panel/payment`);
+  const paid = page.getByRole('row').filter({ hasText: '已支付' });
+  await expect(paid).toHaveCount(4);
+  await page.screenshot({ path: test.info().outputPath('payment-orders.png'), fullPage: true });
+  await page.getByTestId('payment-tab-gateways').click();
+  const table = page.getByTestId('gateway-table');
+  await expect(table.getByRole('row')).toHaveCount(5);
+  await table.getByRole('row').filter({ hasText: 'Card' }).getByRole('button', { name: '编辑' }).click();
+  const dialog = page.getByRole('dialog');
+  await expect(dialog.getByText('已保存；留空则保持不变')).toHaveCount(2);
+  await page.screenshot({ path: test.info().outputPath('payment-gateway-dialog.png') });
+  await dialog.getByLabel('名称').fill('Card (Stripe)');
+  await dialog.getByTestId('form-submit').click();
+  await expect(dialog).toBeHidden();
+  await expect(table.getByRole('row').filter({ hasText: 'Card (Stripe)' })).toBeVisible();
+  // The secrets were kept: the renamed gateway still opens Stripe sessions.
+  const gateways = await ok(await root.get('/api/payment', { params: { type: 'stripe' } }));
+  expect(gateways.data[0].secrets_set.sort()).toEqual(['secret_key', 'webhook_secret']);
+  await page.screenshot({ path: test.info().outputPath('payment-gateways.png') });
 });

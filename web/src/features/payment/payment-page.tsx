@@ -243,7 +243,7 @@ function GatewayList(props: { onEdit: (g: GatewayView) => void }) {
       {confirm}
       <Table size="small" data-testid="gateway-table">
         <TableHead>
-          <TableRow>
+          <TableRow sx={{ '& th': { whiteSpace: 'nowrap' } }}>
             <TableCell>{t('admin.common.id')}</TableCell>
             <TableCell>{t('admin.common.name')}</TableCell>
             <TableCell>{t('admin.payment.field.type')}</TableCell>
