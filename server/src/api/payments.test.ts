@@ -445,6 +445,25 @@ for (const engine of engineTargets()) {
       expect((await call(root, 'GET', '/api/payment/order?order=-amount')).statusCode).toBe(400);
     });
 
+    it('alipay facepay: a QR code from the signed precreate answer, paid by its notice', async () => {
+      const gw = (await call(root, 'GET', `/api/payment/${ids.alipay}`)).json().data;
+      const res = await call(root, 'PUT', '/api/payment/', {
+        id: ids.alipay,
+        type: 'alipay',
+        name: gw.name,
+        icon: gw.icon,
+        currency: 'CNY',
+        config: { ...gw.config, pay_type: 'facepay' },
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      const answer = await order(user, 'alipay', 5);
+      expect(answer.type).toBe(2);
+      expect(answer.data.url).toBe(`${alipay.url}/qr/${answer.trade_no}`);
+      const before = await balance(userId);
+      expect((await send(alipay.notice(answer.trade_no))).body).toBe('success');
+      expect(await balance(userId)).toBe(before + 5 * t.s.options.current.QuotaPerUnit);
+    });
+
     it('marks an order failed when the gateway refuses to open it', async () => {
       const res = await call(root, 'PUT', '/api/payment/', {
         id: ids.stripe,
