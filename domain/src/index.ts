@@ -8,6 +8,7 @@ export * from './quota.js';
 export * from './schemas/channel.js';
 export * from './schemas/model-owner.js';
 export * from './schemas/option.js';
+export * from './schemas/payment.js';
 export * from './schemas/price.js';
 export * from './schemas/redemption.js';
 export * from './schemas/telegram-menu.js';

@@ -433,6 +433,7 @@ test('the bot menu refuses built-in commands and saves a new one', async ({ page
 test('the payment screen states that no payment gateway is configured', async ({ page }) => {
   await signIn(page, ROOT);
   await page.goto('/panel/payment');
+  await page.getByTestId('payment-tab-gateways').click();
   await expect(page.getByTestId('payment-none')).toContainText('尚未配置支付网关');
 });
 

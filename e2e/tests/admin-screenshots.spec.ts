@@ -38,7 +38,11 @@ const SCREENS: { path: string; name: string; ready: (page: Page) => Promise<void
   },
   { path: 'analytics', name: 'analytics', ready: (p) => expect(p.getByTestId('stat-users')).toBeVisible() },
   { path: 'telegram', name: 'telegram', ready: (p) => expect(p.getByRole('row').nth(1)).toBeVisible() },
-  { path: 'payment', name: 'payment', ready: (p) => expect(p.getByTestId('payment-none')).toBeVisible() },
+  {
+    path: 'payment?tab=gateways',
+    name: 'payment',
+    ready: (p) => expect(p.getByTestId('payment-none')).toBeVisible(),
+  },
 ];
 
 let upstream: FakeUpstream;

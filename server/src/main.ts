@@ -44,7 +44,9 @@ import { logsQueries } from './db/queries/logs.js';
 import { midjourneysQueries } from './db/queries/midjourneys.js';
 import { modelOwnersQueries } from './db/queries/model-owners.js';
 import { optionsQueries } from './db/queries/options.js';
+import { ordersQueries } from './db/queries/orders.js';
 import { passkeysQueries } from './db/queries/passkeys.js';
+import { paymentsQueries } from './db/queries/payments.js';
 import { pricesQueries } from './db/queries/prices.js';
 import { redemptionsQueries } from './db/queries/redemptions.js';
 import { sessionsQueries } from './db/queries/sessions.js';
@@ -65,6 +67,7 @@ import { OptionStore } from './options/option-store.js';
 import { AddressPolicy } from './outbound/address-policy.js';
 import { ImageFetcher } from './outbound/image-fetch.js';
 import { OutboundAgent } from './outbound/outbound-agent.js';
+import { PAYMENT_DRIVERS } from './payments/drivers.js';
 import { TokenCounter } from './providers/token-counter.js';
 import { VertexTokenCache } from './providers/vertex/access-token.js';
 import { ZhipuTokenCache } from './providers/zhipu/token.js';
@@ -161,6 +164,8 @@ export async function composeServices(
       tasks: tasksQueries(database),
       telegramMenus: telegramMenusQueries(database),
       passkeys: passkeysQueries(database),
+      payments: paymentsQueries(database),
+      orders: ordersQueries(database),
     };
     const nodeId = resolveNodeId(config.dataDir, config.nodeId);
     const cluster = clusterQueries(database);
@@ -409,6 +414,7 @@ export async function composeServices(
       loginBackoff: new LoginBackoff(codes, clock.nowSeconds),
       mailer,
       turnstile: overrides.turnstile ?? new HttpTurnstileVerifier(config.turnstileVerifyUrl),
+      paymentDrivers: PAYMENT_DRIVERS,
       relay,
       jobs: { statisticsRollup },
       clock,

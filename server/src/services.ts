@@ -1,3 +1,4 @@
+import type { PaymentType } from '@switchyard/domain';
 import type { LoginBackoff } from './auth/login-backoff.js';
 import type { PasswordHasher } from './auth/passwords.js';
 import type { SessionStore } from './auth/session-store.js';
@@ -14,7 +15,9 @@ import type { LogsQueries } from './db/queries/logs.js';
 import type { MidjourneysQueries } from './db/queries/midjourneys.js';
 import type { ModelOwnersQueries } from './db/queries/model-owners.js';
 import type { OptionsQueries } from './db/queries/options.js';
+import type { OrdersQueries } from './db/queries/orders.js';
 import type { PasskeysQueries } from './db/queries/passkeys.js';
+import type { PaymentsQueries } from './db/queries/payments.js';
 import type { PricesQueries } from './db/queries/prices.js';
 import type { RedemptionsQueries } from './db/queries/redemptions.js';
 import type { SessionsQueries } from './db/queries/sessions.js';
@@ -29,6 +32,7 @@ import type { Mailer } from './mail/mailer.js';
 import type { GatewayMetrics } from './metrics/gateway-metrics.js';
 import type { OidcClient } from './oauth/oidc-client.js';
 import type { OptionStore } from './options/option-store.js';
+import type { GatewayDriver } from './payments/gateway.js';
 import type { RelayServices } from './relay/relay-services.js';
 import type { Secrets } from './secrets.js';
 import type { CallTracer } from './tracing/call-tracer.js';
@@ -50,6 +54,8 @@ export interface Repos {
   tasks: TasksQueries;
   telegramMenus: TelegramMenusQueries;
   passkeys: PasskeysQueries;
+  payments: PaymentsQueries;
+  orders: OrdersQueries;
 }
 
 export interface Clock {
@@ -81,6 +87,8 @@ export interface Services {
   loginBackoff: LoginBackoff;
   mailer: Mailer;
   turnstile: TurnstileVerifier;
+  /** The protocol of each payment gateway type. */
+  paymentDrivers: Readonly<Record<PaymentType, GatewayDriver>>;
   /** The /v1 pipeline's in-memory tables, ledger and upstream pools. */
   relay: RelayServices;
   /** Scheduled work, started by main.ts's composition and stopped by close(). */

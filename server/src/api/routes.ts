@@ -96,6 +96,14 @@ import {
 } from './oauth.js';
 import { listOptions, putOptionBody, putOptions } from './options.js';
 import {
+  createOrder,
+  listUserPayments,
+  orderBody,
+  orderStatus,
+  orderStatusQuery,
+  paymentNotify,
+} from './orders.js';
+import {
   beginPasskeyLogin,
   beginPasskeyRegistration,
   deletePasskey,
@@ -107,6 +115,17 @@ import {
   passkeyRenameBody,
   renamePasskey,
 } from './passkeys.js';
+import {
+  createPayment,
+  deletePayment,
+  getPayment,
+  listOrders,
+  listPayments,
+  orderListQuery,
+  paymentBody,
+  paymentListQuery,
+  updatePayment,
+} from './payments.js';
 import {
   createPrice,
   deletePrice,
@@ -867,5 +886,54 @@ export const apiRoutes: readonly RouteDef[] = [
     access: 'admin',
     query: periodQuery,
     handler: analyticsPeriod,
+  }),
+
+  // Online top-up (users), payment gateways and the order log (admins), gateway callbacks (signed)
+  route({ method: 'GET', url: '/api/user/payment', access: 'user', handler: listUserPayments }),
+  route({ method: 'POST', url: '/api/user/order', access: 'user', body: orderBody, handler: createOrder }),
+  route({
+    method: 'GET',
+    url: '/api/user/order/status',
+    access: 'user',
+    query: orderStatusQuery,
+    handler: orderStatus,
+  }),
+  route({
+    method: 'GET',
+    url: '/api/payment',
+    access: 'admin',
+    query: paymentListQuery,
+    handler: listPayments,
+  }),
+  route({
+    method: 'GET',
+    url: '/api/payment/order',
+    access: 'admin',
+    query: orderListQuery,
+    handler: listOrders,
+  }),
+  route({ method: 'GET', url: '/api/payment/:id', access: 'admin', params: idParams, handler: getPayment }),
+  route({ method: 'POST', url: '/api/payment', access: 'admin', body: paymentBody, handler: createPayment }),
+  route({ method: 'PUT', url: '/api/payment', access: 'admin', body: paymentBody, handler: updatePayment }),
+  route({
+    method: 'DELETE',
+    url: '/api/payment/:id',
+    access: 'admin',
+    params: idParams,
+    handler: deletePayment,
+  }),
+  route({
+    method: 'GET',
+    url: '/api/payment/notify/:uuid',
+    access: 'guest',
+    rawBody: true,
+    handler: paymentNotify,
+  }),
+  route({
+    method: 'POST',
+    url: '/api/payment/notify/:uuid',
+    access: 'guest',
+    rawBody: true,
+    handler: paymentNotify,
   }),
 ];

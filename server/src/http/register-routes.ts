@@ -55,6 +55,23 @@ async function resolveCaller(s: Services, req: FastifyRequest, route: RouteDef):
 
 /** Registers the routes table: rate limit -> who -> may they -> validate -> handle -> envelope. */
 export function registerRoutes(app: FastifyInstance, s: Services, routes: readonly RouteDef[]): void {
+  const raw = routes.filter((r) => r.rawBody);
+  if (raw.length > 0) {
+    // Signed callbacks: every content type kept as bytes, in a scope of their own.
+    app.register(async (scope) => {
+      scope.removeAllContentTypeParsers();
+      scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+      addRoutes(scope, s, raw);
+    });
+  }
+  addRoutes(
+    app,
+    s,
+    routes.filter((r) => !r.rawBody),
+  );
+}
+
+function addRoutes(app: FastifyInstance, s: Services, routes: readonly RouteDef[]): void {
   for (const r of routes) {
     app.route({
       method: r.method,
@@ -86,7 +103,7 @@ export function registerRoutes(app: FastifyInstance, s: Services, routes: readon
           throw ApiError.badRequest(`Invalid body: nested deeper than ${MAX_JSON_DEPTH} levels`);
         const params = parse(r.params, req.params, 'path');
         const query = parse(r.query, req.query, 'query');
-        const body = parse(r.body, req.body, 'body');
+        const body = r.rawBody ? req.body : parse(r.body, req.body, 'body');
         const result = await r.handler({ s, caller, body, query, params, ip: req.ip, req, reply });
         if (reply.sent) return reply;
         if (result instanceof WithMessage)

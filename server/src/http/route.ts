@@ -30,6 +30,11 @@ export interface RouteDef<B = unknown, Q = unknown, P = unknown> {
   /** The least role that may call it; the policy matrix test walks every entry. */
   access: Access;
   rateLimit?: RateClass;
+  /**
+   * The body arrives as the request's bytes (a Buffer, any content type), for callbacks whose
+   * signature covers them; no body schema then.
+   */
+  rawBody?: true;
   body?: ZodType<B>;
   query?: ZodType<Q>;
   params?: ZodType<P>;

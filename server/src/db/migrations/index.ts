@@ -12,6 +12,7 @@ import { journalMarksMigration } from './0008-journal-marks.js';
 import { nodeCoordinationMigration } from './0009-node-coordination.js';
 import { quotaRemindersMigration } from './0010-quota-reminders.js';
 import { quotaLeasesMigration } from './0011-quota-leases.js';
+import { paymentOrderStatusMigration } from './0012-payment-order-status.js';
 
 /** The static, ordered list of migrations. Names sort in the order they run. */
 export function migrations(dialect: DialectName): Record<string, Migration> {
@@ -27,6 +28,7 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0009_node_coordination': nodeCoordinationMigration(dialect),
     '0010_quota_reminders': quotaRemindersMigration(dialect),
     '0011_quota_leases': quotaLeasesMigration(dialect),
+    '0012_payment_order_status': paymentOrderStatusMigration(dialect),
   };
 }
 

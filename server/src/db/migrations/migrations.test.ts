@@ -71,6 +71,7 @@ for (const target of engineTargets()) {
           '0009_node_coordination',
           '0010_quota_reminders',
           '0011_quota_leases',
+          '0012_payment_order_status',
         ]);
         expect(await migrateToLatest(a.db, a.dialect)).toEqual([]);
         // PostgreSQL's introspection lists every schema on the server, other test files' too.

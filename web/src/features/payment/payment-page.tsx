@@ -1,31 +1,397 @@
-import CreditCardOffOutlined from '@mui/icons-material/CreditCardOffOutlined';
+import AddOutlined from '@mui/icons-material/AddOutlined';
+import DeleteOutlined from '@mui/icons-material/DeleteOutlined';
+import EditOutlined from '@mui/icons-material/EditOutlined';
+import Alert from '@mui/material/Alert';
+import Avatar from '@mui/material/Avatar';
+import Button from '@mui/material/Button';
 import Card from '@mui/material/Card';
-import CardContent from '@mui/material/CardContent';
+import Chip from '@mui/material/Chip';
+import IconButton from '@mui/material/IconButton';
+import Menu from '@mui/material/Menu';
+import MenuItem from '@mui/material/MenuItem';
 import Stack from '@mui/material/Stack';
-import Typography from '@mui/material/Typography';
+import Switch from '@mui/material/Switch';
+import Tab from '@mui/material/Tab';
+import Table from '@mui/material/Table';
+import TableBody from '@mui/material/TableBody';
+import TableCell from '@mui/material/TableCell';
+import TableContainer from '@mui/material/TableContainer';
+import TableHead from '@mui/material/TableHead';
+import TableRow from '@mui/material/TableRow';
+import Tabs from '@mui/material/Tabs';
+import TextField from '@mui/material/TextField';
+import Tooltip from '@mui/material/Tooltip';
+import {
+  formatTimestamp,
+  OrderStatus,
+  PAYMENT_TYPES,
+  type PaymentType,
+  renderQuota,
+} from '@switchyard/domain';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { Link as RouterLink, useSearchParams } from 'react-router';
+import { useConfirm } from '../../components/confirm-dialog';
+import { type DataColumn, DataTable, useTableQuery, useTableState } from '../../components/data-table';
+import type { MessageKey } from '../../i18n/message-key';
+import { api, apiGet, apiPut } from '../../lib/api-client';
 import { PageHeader } from '../admin/page-header';
+import { SearchField } from '../admin/search-field';
+import { useAdminAction } from '../admin/use-admin-action';
+import { useSiteInfo } from '../site/site-info';
+import { GatewayDialog, type GatewayView } from './gateway-dialog';
 
-/**
- * /panel/payment (spec §2 "payment gateway list, payment settings and order log"). No payment gateway
- * exists in this build, so the screen says so instead of showing empty lists that cannot be filled.
- */
-export default function PaymentPage() {
+const GATEWAYS = '/api/payment';
+const ORDERS = '/api/payment/order';
+
+interface OrderView {
+  id: number;
+  user_id: number;
+  gateway_id: number;
+  gateway_name: string;
+  trade_no: string;
+  gateway_no: string;
+  amount: number;
+  order_amount: number;
+  order_currency: string;
+  quota: number;
+  fee: number;
+  discount: number;
+  status: string;
+  created_at: number;
+}
+
+const STATUS_COLOR: Record<string, 'success' | 'warning' | 'default' | 'error'> = {
+  success: 'success',
+  pending: 'warning',
+  closed: 'default',
+  failed: 'error',
+};
+
+function OrderStatusChip({ status }: { status: string }) {
   const { t } = useTranslation();
   return (
+    <Chip
+      size="small"
+      variant="outlined"
+      color={STATUS_COLOR[status] ?? 'default'}
+      label={t(`admin.payment.status.${status}` as MessageKey)}
+    />
+  );
+}
+
+function OrderLog() {
+  const { t } = useTranslation();
+  const site = useSiteInfo();
+  const display = { quotaPerUnit: site.quota_per_unit, displayInCurrency: site.display_in_currency };
+  const controls = useTableState({
+    filters: ['user_id', 'trade_no', 'status', 'gateway_id'],
+    defaultOrder: '-id',
+  });
+  const query = useTableQuery<OrderView>(ORDERS, controls);
+  const gateways = useQuery({
+    queryKey: [GATEWAYS, 'all'],
+    queryFn: () => apiGet<{ data: GatewayView[] }>(GATEWAYS, { query: { size: 100 } }),
+  });
+  const money = (v: number, c: string) => `${v.toFixed(2)} ${c}`;
+  const columns: DataColumn<OrderView>[] = [
+    {
+      id: 'created_at',
+      header: t('admin.common.createdTime'),
+      cell: (o) => formatTimestamp(o.created_at),
+      sortField: 'created_at',
+    },
+    {
+      id: 'gateway',
+      header: t('admin.payment.field.gateway'),
+      cell: (o) => o.gateway_name || `#${o.gateway_id}`,
+      sortField: 'gateway_id',
+    },
+    { id: 'user_id', header: t('admin.payment.field.user'), cell: (o) => o.user_id, sortField: 'user_id' },
+    { id: 'trade_no', header: t('admin.payment.field.tradeNo'), cell: (o) => o.trade_no, hideable: false },
+    {
+      id: 'gateway_no',
+      header: t('admin.payment.field.gatewayNo'),
+      cell: (o) => o.gateway_no,
+      hiddenByDefault: true,
+    },
+    { id: 'amount', header: t('admin.payment.field.amount'), cell: (o) => `${o.amount} USD`, align: 'right' },
+    {
+      id: 'discount',
+      header: t('admin.payment.field.discount'),
+      cell: (o) => money(o.discount, o.order_currency),
+      align: 'right',
+    },
+    {
+      id: 'fee',
+      header: t('admin.payment.field.fee'),
+      cell: (o) => money(o.fee, o.order_currency),
+      align: 'right',
+    },
+    {
+      id: 'order_amount',
+      header: t('admin.payment.field.orderAmount'),
+      cell: (o) => money(o.order_amount, o.order_currency),
+      align: 'right',
+    },
+    {
+      id: 'quota',
+      header: t('admin.payment.field.quota'),
+      cell: (o) => renderQuota(o.quota, display),
+      align: 'right',
+    },
+    {
+      id: 'status',
+      header: t('admin.payment.field.status'),
+      cell: (o) => <OrderStatusChip status={o.status} />,
+      sortField: 'status',
+    },
+  ];
+  return (
+    <DataTable
+      tableId="orders"
+      columns={columns}
+      controls={controls}
+      query={query}
+      rowKey={(o) => o.id}
+      filterBar={
+        <>
+          <SearchField
+            label={t('admin.payment.field.tradeNo')}
+            value={controls.state.filters.trade_no}
+            onApply={(trade_no) => controls.setFilters({ trade_no })}
+          />
+          <SearchField
+            label={t('admin.payment.field.userId')}
+            value={controls.state.filters.user_id}
+            onApply={(user_id) => controls.setFilters({ user_id })}
+          />
+          <TextField
+            select
+            size="small"
+            label={t('admin.payment.field.status')}
+            value={controls.state.filters.status}
+            onChange={(e) => controls.setFilters({ status: e.target.value })}
+            sx={{ width: 130 }}
+          >
+            <MenuItem value="">{t('admin.common.all')}</MenuItem>
+            {Object.values(OrderStatus).map((s) => (
+              <MenuItem key={s} value={s}>
+                {t(`admin.payment.status.${s}` as MessageKey)}
+              </MenuItem>
+            ))}
+          </TextField>
+          <TextField
+            select
+            size="small"
+            label={t('admin.payment.field.gateway')}
+            value={controls.state.filters.gateway_id}
+            onChange={(e) => controls.setFilters({ gateway_id: e.target.value })}
+            sx={{ width: 160 }}
+          >
+            <MenuItem value="">{t('admin.common.all')}</MenuItem>
+            {(gateways.data?.data ?? []).map((g) => (
+              <MenuItem key={g.id} value={String(g.id)}>
+                {g.name}
+              </MenuItem>
+            ))}
+          </TextField>
+        </>
+      }
+    />
+  );
+}
+
+function GatewayList(props: { onEdit: (g: GatewayView) => void }) {
+  const { t } = useTranslation();
+  const list = useQuery({
+    queryKey: [GATEWAYS, 'all'],
+    queryFn: () => apiGet<{ data: GatewayView[] }>(GATEWAYS, { query: { size: 100, order: 'sort,id' } }),
+  });
+  const [confirm, ask] = useConfirm();
+  const toggle = useAdminAction(
+    (g: GatewayView) =>
+      apiPut(GATEWAYS, {
+        id: g.id,
+        type: g.type,
+        name: g.name,
+        icon: g.icon,
+        notify_domain: g.notify_domain,
+        fixed_fee: g.fixed_fee,
+        percent_fee: g.percent_fee,
+        currency: g.currency,
+        sort: g.sort,
+        enable: !g.enable,
+        config: g.config,
+      }),
+    { invalidate: [GATEWAYS] },
+  );
+  const remove = useAdminAction((id: number) => api('DELETE', `${GATEWAYS}/${id}`), {
+    invalidate: [GATEWAYS],
+    success: t('admin.common.deleted'),
+  });
+  const rows = list.data?.data ?? [];
+  if (list.isSuccess && rows.length === 0)
+    return (
+      <Alert severity="info" data-testid="payment-none">
+        {t('admin.payment.none')} {t('admin.payment.noneHint')}
+      </Alert>
+    );
+  return (
+    <TableContainer component={Card} variant="outlined">
+      {confirm}
+      <Table size="small" data-testid="gateway-table">
+        <TableHead>
+          <TableRow sx={{ '& th': { whiteSpace: 'nowrap' } }}>
+            <TableCell>{t('admin.common.id')}</TableCell>
+            <TableCell>{t('admin.common.name')}</TableCell>
+            <TableCell>{t('admin.payment.field.type')}</TableCell>
+            <TableCell>{t('admin.payment.field.uuid')}</TableCell>
+            <TableCell>{t('admin.payment.field.currency')}</TableCell>
+            <TableCell align="right">{t('admin.payment.field.fixedFee')}</TableCell>
+            <TableCell align="right">{t('admin.payment.field.percentFee')}</TableCell>
+            <TableCell align="right">{t('admin.payment.field.sort')}</TableCell>
+            <TableCell>{t('admin.payment.field.enable')}</TableCell>
+            <TableCell>{t('admin.common.createdTime')}</TableCell>
+            <TableCell />
+          </TableRow>
+        </TableHead>
+        <TableBody>
+          {rows.map((g) => (
+            <TableRow key={g.id}>
+              <TableCell>{g.id}</TableCell>
+              <TableCell>
+                <Stack direction="row" spacing={1} sx={{ alignItems: 'center' }}>
+                  <Avatar src={g.icon} alt="" variant="rounded" sx={{ width: 24, height: 24 }} />
+                  <span>{g.name}</span>
+                </Stack>
+              </TableCell>
+              <TableCell>{t(`admin.payment.types.${g.type}` as MessageKey)}</TableCell>
+              <TableCell sx={{ fontFamily: 'monospace', fontSize: 12 }}>{g.uuid}</TableCell>
+              <TableCell>{g.currency}</TableCell>
+              <TableCell align="right">{g.fixed_fee}</TableCell>
+              <TableCell align="right">{g.percent_fee}</TableCell>
+              <TableCell align="right">{g.sort}</TableCell>
+              <TableCell>
+                <Switch
+                  size="small"
+                  checked={g.enable}
+                  onChange={() => toggle.mutate(g)}
+                  slotProps={{ input: { 'aria-label': t('admin.payment.toggle', { name: g.name }) } }}
+                />
+              </TableCell>
+              <TableCell>{formatTimestamp(g.created_at)}</TableCell>
+              <TableCell align="right" sx={{ whiteSpace: 'nowrap' }}>
+                <Tooltip title={t('admin.common.edit')}>
+                  <IconButton
+                    size="small"
+                    aria-label={t('admin.common.edit')}
+                    onClick={() => props.onEdit(g)}
+                  >
+                    <EditOutlined fontSize="small" />
+                  </IconButton>
+                </Tooltip>
+                <Tooltip title={t('admin.common.delete')}>
+                  <IconButton
+                    size="small"
+                    color="error"
+                    aria-label={t('admin.common.delete')}
+                    onClick={async () => {
+                      if (await ask(t('admin.payment.confirmDelete', { name: g.name }))) remove.mutate(g.id);
+                    }}
+                  >
+                    <DeleteOutlined fontSize="small" />
+                  </IconButton>
+                </Tooltip>
+              </TableCell>
+            </TableRow>
+          ))}
+        </TableBody>
+      </Table>
+    </TableContainer>
+  );
+}
+
+type PaymentTab = 'orders' | 'gateways' | 'settings';
+
+/** /panel/payment: the order log, the payment gateways and a way to the payment settings. */
+export default function PaymentPage() {
+  const { t } = useTranslation();
+  const client = useQueryClient();
+  const [params, setParams] = useSearchParams();
+  const tab = (params.get('tab') as PaymentTab | null) ?? 'orders';
+  const [menu, setMenu] = useState<HTMLElement | null>(null);
+  const [editing, setEditing] = useState<{ open: boolean; type: PaymentType; gateway: GatewayView | null }>({
+    open: false,
+    type: 'stripe',
+    gateway: null,
+  });
+  return (
     <>
-      <PageHeader />
-      <Card variant="outlined" data-testid="payment-none">
-        <CardContent>
-          <Stack direction="row" spacing={2} sx={{ alignItems: 'center' }}>
-            <CreditCardOffOutlined color="disabled" fontSize="large" />
-            <div>
-              <Typography variant="h6">{t('admin.payment.none')}</Typography>
-              <Typography color="text.secondary">{t('admin.payment.noneHint')}</Typography>
-            </div>
-          </Stack>
-        </CardContent>
-      </Card>
+      <PageHeader
+        actions={
+          <>
+            <Button
+              variant="contained"
+              startIcon={<AddOutlined />}
+              onClick={(e) => setMenu(e.currentTarget)}
+              data-testid="gateway-create"
+            >
+              {t('admin.payment.create')}
+            </Button>
+            <Menu anchorEl={menu} open={menu !== null} onClose={() => setMenu(null)}>
+              {PAYMENT_TYPES.map((type) => (
+                <MenuItem
+                  key={type}
+                  data-testid={`gateway-create-${type}`}
+                  onClick={() => {
+                    setMenu(null);
+                    setEditing({ open: true, type, gateway: null });
+                  }}
+                >
+                  {t(`admin.payment.types.${type}`)}
+                </MenuItem>
+              ))}
+            </Menu>
+          </>
+        }
+      />
+      <Tabs
+        value={tab}
+        onChange={(_, v: PaymentTab) => setParams(v === 'orders' ? {} : { tab: v })}
+        sx={{ mb: 2 }}
+      >
+        <Tab value="orders" label={t('admin.payment.tabs.orders')} data-testid="payment-tab-orders" />
+        <Tab value="gateways" label={t('admin.payment.tabs.gateways')} data-testid="payment-tab-gateways" />
+        <Tab value="settings" label={t('admin.payment.tabs.settings')} data-testid="payment-tab-settings" />
+      </Tabs>
+      {tab === 'orders' && <OrderLog />}
+      {tab === 'gateways' && (
+        <GatewayList onEdit={(g) => setEditing({ open: true, type: g.type, gateway: g })} />
+      )}
+      {tab === 'settings' && (
+        <Alert
+          severity="info"
+          action={
+            <Button component={RouterLink} to="/panel/setting?tab=operation">
+              {t('admin.payment.openSettings')}
+            </Button>
+          }
+        >
+          {t('admin.payment.settingsHint')}
+        </Alert>
+      )}
+      <GatewayDialog
+        open={editing.open}
+        type={editing.type}
+        gateway={editing.gateway}
+        onClose={() => setEditing((e) => ({ ...e, open: false }))}
+        onSaved={async () => {
+          await client.invalidateQueries({ queryKey: [GATEWAYS] });
+          if (tab !== 'gateways') setParams({ tab: 'gateways' });
+        }}
+      />
     </>
   );
 }
