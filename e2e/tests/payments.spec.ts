@@ -78,6 +78,8 @@ test.beforeAll(async () => {
       LOG_LEVEL: 'warn',
       CRITICAL_RATE_LIMIT: '0',
       API_RATE_LIMIT: '0',
+      // The fake gateways listen on loopback, which the outbound policy refuses unless listed.
+      OUTBOUND_ALLOWED_NETWORKS: '127.0.0.0/8,::1',
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -183,7 +185,7 @@ test('Stripe: Checkout page, signed webhook, the balance rises', async ({ page }
   await expect(page.getByTestId('topup-balance')).toHaveText('$10.00');
 });
 
-test('EPay: posted form, MD5-signed notice, the balance rises', async ({ page }) => {
+test('EPay: signed link, MD5-signed notice, the balance rises', async ({ page }) => {
   await signIn(page);
   await chooseTen(page, 'epay', '63.00 CNY');
   await page.screenshot({ path: test.info().outputPath('topup-breakdown.png') });

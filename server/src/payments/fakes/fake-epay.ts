@@ -56,8 +56,12 @@ export async function startFakeEpay(opts: {
   };
   const pay = (tradeNo: string) => deliver(notice(tradeNo));
   const server = await listen(async (req, res, url) => {
-    if (req.method === 'POST' && url.pathname === '/submit.php') {
-      const f = Object.fromEntries(new URLSearchParams(await readBody(req)));
+    if (url.pathname === '/submit.php' && (req.method === 'GET' || req.method === 'POST')) {
+      // Like EPay, the signed fields come by GET (a link) or POST (a form).
+      const f =
+        req.method === 'GET'
+          ? Object.fromEntries(url.searchParams)
+          : Object.fromEntries(new URLSearchParams(await readBody(req)));
       if (f.pid !== opts.partnerId || f.sign !== epaySign(f, opts.key)) {
         res.writeHead(400, { 'content-type': 'text/html; charset=utf-8' }).end('签名校验失败');
         return;

@@ -41,7 +41,9 @@ export const epayDriver: GatewayDriver = {
     params.sign = epaySign(params, config.key ?? '');
     params.sign_type = 'MD5';
     const base = (config.pay_domain ?? '').replace(/\/+$/, '');
-    return { type: 1, data: { url: `${base}/submit.php`, method: 'POST', params } };
+    // EPay's submit.php takes the signed fields by GET as by POST: a link keeps the console's
+    // Content-Security-Policy (`form-action 'self'`) from having to allow the gateway's origin.
+    return { type: 1, data: { url: `${base}/submit.php?${new URLSearchParams(params)}`, method: 'GET' } };
   },
 
   verify(config: GatewayConfig, req: NotifyRequest): NotifyResult {
