@@ -116,7 +116,8 @@ describe('streams abandoned by their clients', () => {
     expect(finished).toBe(1 + clients);
     // Every call billed for the full output the upstream reported.
     for (const log of await logs()) expect(log.completion_tokens).toBe(COMPLETION_TOKENS);
-    // 500 MiB went through; holding even a fifth of one stream per client would pass this bound.
-    expect(growthMib).toBeLessThan(100);
+    // 500 MiB went through. Keeping the streams' text showed +313 MiB on Node 20 before the fix; after
+    // it, garbage not yet collected peaks higher on Node 24 than on 20 (87-140 against ~30 MiB seen).
+    expect(growthMib).toBeLessThan(250);
   }, 600_000);
 });
