@@ -25,7 +25,7 @@ export interface RelayReply {
 }
 
 /**
- * CORS of the relay: browser clients call it from any origin with their own keys (reference §1.4),
+ * CORS of the relay: browser clients (web apps with their own API keys) call it from any origin,
  * so any origin may read its answers, but never with the browser's cookies.
  */
 const RELAY_CORS: [string, string][] = [['access-control-allow-origin', '*']];
