@@ -278,11 +278,15 @@ for (const target of engineTargets()) {
       for (const d of dropLater) await d.drop();
     });
 
-    const start = async (databaseUrl: string | undefined, dataDir?: string) => {
+    const start = async (
+      databaseUrl: string | undefined,
+      dataDir?: string,
+      env: Record<string, string> = {},
+    ) => {
       const node = await GatewayProcess.start({
         ...(databaseUrl ? { databaseUrl } : {}),
         ...(dataDir ? { dataDir } : {}),
-        env: { SHUTDOWN_DRAIN_SECONDS: '10' },
+        env: { SHUTDOWN_DRAIN_SECONDS: '10', ...env },
       });
       nodes.push(node);
       return node;
@@ -296,15 +300,18 @@ for (const target of engineTargets()) {
       return made;
     };
 
-    it('SIGTERM under load: calls in flight finish, the node exits 0, and every delivered call is billed once', async () => {
+    /** A node on a fresh database with root's channel to the fake upstream and a limited token. */
+    const startNode = async (env: Record<string, string> = {}) => {
       const own = await freshDatabase();
-      const node = await start(own?.url);
+      const node = await start(own?.url, undefined, env);
       const dbUrl = own?.url ?? `sqlite:${node.dataDir}/switchyard.db`;
-      const key = await (await RootSession.open(node.origin)).channelAndToken(
-        `${up.url}/v1`,
-        'gpt-4o',
-        TOKEN_START,
-      );
+      const root = await RootSession.open(node.origin);
+      const key = await root.channelAndToken(`${up.url}/v1`, 'gpt-4o', TOKEN_START);
+      return { own, node, dbUrl, root, key };
+    };
+
+    it('SIGTERM under load: calls in flight finish, the node exits 0, and every delivered call is billed once', async () => {
+      const { node, dbUrl, key } = await startNode();
       const load = startLoad(node.origin, key, (count) => {
         if (count === 60) node.child.kill('SIGTERM');
       });
@@ -350,14 +357,7 @@ for (const target of engineTargets()) {
     );
 
     it('NUL bytes in a model name are refused before any reserve; in a prompt they are served and billed', async () => {
-      const own = await freshDatabase();
-      const node = await start(own?.url);
-      const dbUrl = own?.url ?? `sqlite:${node.dataDir}/switchyard.db`;
-      const key = await (await RootSession.open(node.origin)).channelAndToken(
-        `${up.url}/v1`,
-        'gpt-4o',
-        TOKEN_START,
-      );
+      const { node, dbUrl, key } = await startNode();
       let refused = 0;
       let served = 0;
       for (let i = 0; i < 20; i++) {
@@ -384,19 +384,8 @@ for (const target of engineTargets()) {
     it('a hanging upstream: clients that give up close its sockets and get their reserves back', async () => {
       const hang = await startHangingUpstream();
       try {
-        const own = await freshDatabase();
-        const node = await start(own?.url);
-        const dbUrl = own?.url ?? `sqlite:${node.dataDir}/switchyard.db`;
-        const root = await RootSession.open(node.origin);
-        const key = await root.channelAndToken(`${up.url}/v1`, 'gpt-4o', TOKEN_START);
-        await root.call('POST', '/api/channel/', {
-          type: 1,
-          name: 'hangs',
-          key: 'sk-upstream',
-          base_url: `${hang.url}/v1`,
-          models: 'gpt-4o-mini',
-          group: 'default',
-        });
+        const { own, node, dbUrl, root, key } = await startNode();
+        await root.addChannel('hangs', `${hang.url}/v1`, 'gpt-4o-mini');
         const gaveUp = await Promise.all(
           Array.from({ length: 10 }, () =>
             chat(
@@ -430,20 +419,8 @@ for (const target of engineTargets()) {
     it('an upstream reset in the middle of a body: the call is retried on another channel and billed once', async () => {
       const reset = await startResettingUpstream();
       try {
-        const own = await freshDatabase();
-        const node = await start(own?.url);
-        const dbUrl = own?.url ?? `sqlite:${node.dataDir}/switchyard.db`;
-        const root = await RootSession.open(node.origin);
-        const key = await root.channelAndToken(`${up.url}/v1`, 'gpt-4o', TOKEN_START);
-        await root.call('POST', '/api/channel/', {
-          type: 1,
-          name: 'resets',
-          key: 'sk-upstream',
-          base_url: `${reset.url}/v1`,
-          models: 'gpt-4o',
-          group: 'default',
-          priority: 10,
-        });
+        const { node, dbUrl, root, key } = await startNode();
+        await root.addChannel('resets', `${reset.url}/v1`, 'gpt-4o', { priority: 10 });
         await root.call('PUT', '/api/option/', { key: 'RetryTimes', value: '3' });
         await root.call('PUT', '/api/option/', { key: 'RetryCooldownSeconds', value: '0' });
         await root.call('PUT', '/api/option/', { key: 'AutomaticDisableChannelEnabled', value: 'false' });
@@ -465,18 +442,7 @@ for (const target of engineTargets()) {
     it('Redis stopped under load and started again: calls go on, and the books balance', async () => {
       const redis = await OwnRedis.start();
       try {
-        const own = await freshDatabase();
-        const node = await GatewayProcess.start({
-          ...(own ? { databaseUrl: own.url } : {}),
-          env: { SHUTDOWN_DRAIN_SECONDS: '10', REDIS_URL: redis.url },
-        });
-        nodes.push(node);
-        const dbUrl = own?.url ?? `sqlite:${node.dataDir}/switchyard.db`;
-        const key = await (await RootSession.open(node.origin)).channelAndToken(
-          `${up.url}/v1`,
-          'gpt-4o',
-          TOKEN_START,
-        );
+        const { node, dbUrl, key } = await startNode({ REDIS_URL: redis.url });
         const load = startLoad(node.origin, key);
         await eventually(() => load.completed >= 40);
         await redis.down();

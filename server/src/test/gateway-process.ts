@@ -158,14 +158,7 @@ export class RootSession {
     const group = list.find((g) => g.symbol === 'default');
     if (!group) throw new Error('no default group');
     await this.call('PUT', '/api/user_group/', { ...group, api_rate: 0 });
-    await this.call('POST', '/api/channel/', {
-      type: 1,
-      name: 'fake',
-      key: 'sk-upstream',
-      base_url: baseUrl,
-      models,
-      group: 'default',
-    });
+    await this.addChannel('fake', baseUrl, models);
     const token = await this.call<{ key: string }>('POST', '/api/token/', {
       name: 'fault',
       expired_time: -1,
@@ -173,5 +166,18 @@ export class RootSession {
       unlimited_quota: false,
     });
     return token.key;
+  }
+
+  /** An OpenAI-type channel of the default group to `baseUrl` for `models`. */
+  async addChannel(name: string, baseUrl: string, models: string, fields: Record<string, unknown> = {}) {
+    await this.call('POST', '/api/channel/', {
+      type: 1,
+      name,
+      key: 'sk-upstream',
+      base_url: baseUrl,
+      models,
+      group: 'default',
+      ...fields,
+    });
   }
 }
