@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { freePort, ManagedProcess, waitForHttp } from '../processes/managed-process.js';
+import { freePort, type ManagedProcess, waitForHttp } from '../processes/managed-process.js';
+import { startNginx } from '../processes/nginx-process.js';
 
 // nginx in front of several gateways (the two-node variant): round robin over kept-alive upstream
 // connections, nothing buffered, so a stream's events pass as the gateway writes them.
@@ -52,21 +53,7 @@ export class NginxBalancer {
     mkdirSync(path.join(dir, 'tmp'), { recursive: true });
     const port = await freePort();
     writeFileSync(path.join(dir, 'nginx.conf'), balancerConf(dir, port, origins));
-    const proc = ManagedProcess.start({
-      name: `nginx balancer (${name})`,
-      command: 'nginx',
-      args: [
-        '-p',
-        dir,
-        '-e',
-        path.join(dir, 'error.log'),
-        '-c',
-        path.join(dir, 'nginx.conf'),
-        '-g',
-        'daemon off;',
-      ],
-      logFile: path.join(runDir, `balancer-nginx-${name}.log`),
-    });
+    const proc = startNginx(dir, `nginx balancer (${name})`, path.join(runDir, `balancer-nginx-${name}.log`));
     const origin = `http://127.0.0.1:${port}`;
     await waitForHttp(`${origin}/api/status`, proc, 10_000);
     return new NginxBalancer(proc, origin);

@@ -2,7 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort, ManagedProcess, waitForHttp } from '../processes/managed-process.js';
+import { freePort, type ManagedProcess, waitForHttp } from '../processes/managed-process.js';
+import { startNginx } from '../processes/nginx-process.js';
 import { chatCompletionEvents, chatCompletionJson } from './canned-replies.js';
 import type { FakeUpstream, ReplyMode } from './fake-upstream.js';
 
@@ -87,21 +88,7 @@ export class NginxUpstream implements FakeUpstream {
     const port = await freePort();
     writeFileSync(path.join(dir, 'reply.conf'), replyConf('json'));
     writeFileSync(path.join(dir, 'nginx.conf'), mainConf(dir, port));
-    const proc = ManagedProcess.start({
-      name: `nginx upstream (${name})`,
-      command: 'nginx',
-      args: [
-        '-p',
-        dir,
-        '-e',
-        path.join(dir, 'error.log'),
-        '-c',
-        path.join(dir, 'nginx.conf'),
-        '-g',
-        'daemon off;',
-      ],
-      logFile: path.join(runDir, `upstream-nginx-${name}.log`),
-    });
+    const proc = startNginx(dir, `nginx upstream (${name})`, path.join(runDir, `upstream-nginx-${name}.log`));
     const origin = `http://127.0.0.1:${port}`;
     await waitForHttp(`${origin}/__stats`, proc, 10_000);
     const up = new NginxUpstream(proc, dir, origin, `nginx ${version}`);
