@@ -1,5 +1,3 @@
-import { realpathSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { setGlobalDispatcher } from 'undici';
 import { buildApp } from './app.js';
 import { DbCodeStore } from './auth/db-code-store.js';
@@ -57,6 +55,7 @@ import { tokensQueries } from './db/queries/tokens.js';
 import { userGroupsQueries } from './db/queries/user-groups.js';
 import { usersQueries } from './db/queries/users.js';
 import { type SeedResult, seedDatabase } from './db/seed.js';
+import { isEntryPoint } from './entry-point.js';
 import { StatisticsRollup } from './jobs/statistics-rollup.js';
 import { type Mailer, SmtpMailer } from './mail/mailer.js';
 import { GatewayMetrics } from './metrics/gateway-metrics.js';
@@ -515,17 +514,7 @@ export async function main(): Promise<void> {
   await app.listen({ port: config.port, host: config.host });
 }
 
-function isEntryPoint(): boolean {
-  const entry = process.argv[1];
-  if (!entry) return false;
-  try {
-    return realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url));
-  } catch {
-    return false;
-  }
-}
-
-if (isEntryPoint()) {
+if (isEntryPoint(import.meta.url)) {
   main().catch((err) => {
     process.stderr.write(`Switchyard failed to start: ${err instanceof Error ? err.stack : String(err)}\n`);
     process.exit(1);

@@ -1,10 +1,10 @@
-import { readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig } from '../config.js';
 import { SecretBox } from '../crypto/secret-box.js';
 import { createDb } from '../db/create-db.js';
 import { migrateToLatest } from '../db/migrations/index.js';
+import { isEntryPoint } from '../entry-point.js';
 import { RotationRefused, rotateSecretKey } from './rotate-secret-key.js';
 
 // `npm run rotate-secret-key`: the operator command. Stop every node first; run it once with the
@@ -56,17 +56,7 @@ export async function runRotation(env: Record<string, string | undefined>, out: 
   }
 }
 
-function isEntryPoint(): boolean {
-  const entry = process.argv[1];
-  if (!entry) return false;
-  try {
-    return realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url));
-  } catch {
-    return false;
-  }
-}
-
-if (isEntryPoint()) {
+if (isEntryPoint(import.meta.url)) {
   runRotation(process.env, (line) => process.stdout.write(`${line}\n`)).catch((err) => {
     if (err instanceof RotationRefused || err instanceof ConfigError)
       process.stderr.write(`${err.message}\n`);
