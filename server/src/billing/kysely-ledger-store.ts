@@ -8,7 +8,13 @@ import type { LogsTable, Tables } from '../db/tables.js';
 import { type Budget, QuotaLeases } from './leases/quota-leases.js';
 import type { ConsumeLog, LedgerStore, ReserveRefusal, ReserveRequest } from './ledger.js';
 import { settlementAmounts, withShortfall } from './settlement.js';
-import { type LockedBalances, needsRoom, type PlannedSettle, planSettlements } from './settlement-plan.js';
+import {
+  givenBack,
+  type LockedBalances,
+  needsRoom,
+  type PlannedSettle,
+  planSettlements,
+} from './settlement-plan.js';
 import { SettlementQueue } from './settlement-queue.js';
 import type { HeldQuota, SettledAmounts } from './sqlite-ledger-core.js';
 import { isTransient, type WriteBatcher, WriteBatcherClosedError } from './write-batcher.js';
@@ -299,19 +305,7 @@ export class KyselyLedgerStore implements LedgerStore {
         const rows = await query.execute();
         found = rows.length;
         if (rows.length === 0) return;
-        const planned = rows.map(
-          (r): PlannedSettle => ({
-            held: {
-              userId: Number(r.user_id),
-              tokenId: Number(r.token_id),
-              tokenUnlimited: Number(r.token_limited) === 0,
-              amount: Number(r.amount),
-            },
-            finalQuota: undefined,
-            channelId: 0,
-          }),
-        );
-        await this.applyPlan(trx, planSettlements(planned));
+        await this.applyPlan(trx, planSettlements(rows.map(givenBack)));
         await trx
           .updateTable('reserves')
           .set({ returned: 1 })

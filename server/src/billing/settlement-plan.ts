@@ -19,6 +19,25 @@ export interface PlannedSettle {
   leaseId?: string | undefined;
 }
 
+/** A held row (a reserve's, a quota lease's) given back whole: its balances return, nothing is charged. */
+export function givenBack(row: {
+  user_id: number | string | bigint;
+  token_id: number | string | bigint;
+  token_limited: number | string;
+  amount: number | string | bigint;
+}): PlannedSettle {
+  return {
+    held: {
+      userId: Number(row.user_id),
+      tokenId: Number(row.token_id),
+      tokenUnlimited: Number(row.token_limited) === 0,
+      amount: Number(row.amount),
+    },
+    finalQuota: undefined,
+    channelId: 0,
+  };
+}
+
 /**
  * The balances of every user and token of the batch, read under lock (nothing else can change
  * them before the batch commits). A row that is missing has no room, as in the one-by-one path.

@@ -2,7 +2,7 @@ import { sql, type Transaction } from 'kysely';
 import type { Database } from '../../db/create-db.js';
 import type { Tables } from '../../db/tables.js';
 import type { ReserveRequest } from '../ledger.js';
-import { planSettlements } from '../settlement-plan.js';
+import { givenBack, planSettlements } from '../settlement-plan.js';
 import { isTransient } from '../write-batcher.js';
 
 // A node's local budgets: slices of users' and tokens' balances moved into `quota_leases` rows
@@ -312,18 +312,7 @@ export class QuotaLeases {
     if (this.database.dialect !== 'sqlite') query = query.forUpdate();
     const rows = await query.execute();
     if (rows.length === 0) return 0;
-    const plan = planSettlements(
-      rows.map((r) => ({
-        held: {
-          userId: Number(r.user_id),
-          tokenId: Number(r.token_id),
-          tokenUnlimited: Number(r.token_limited) === 0,
-          amount: Number(r.amount),
-        },
-        finalQuota: undefined,
-        channelId: 0,
-      })),
-    );
+    const plan = planSettlements(rows.map(givenBack));
     for (const user of plan.users)
       await trx
         .updateTable('users')
