@@ -149,14 +149,9 @@ export async function getPayment({ s, params }: RouteContext<unknown, unknown, I
   return presentPayment(s, await payment(s, params.id));
 }
 
-export async function createPayment({ s, caller, ip, body }: RouteContext<PaymentInput, unknown, unknown>) {
-  const config = mergeConfig(body.type, {}, body.config);
-  checkedConfig(body.type, config);
-  const now = s.clock.nowSeconds();
-  const uuid = randomUUID().replaceAll('-', '');
-  const id = await s.repos.payments.insert({
-    type: body.type,
-    uuid,
+/** The columns an administrator's form sets, the same on create and update. */
+function gatewayColumns(s: Services, body: PaymentInput, config: Record<string, string>) {
+  return {
     name: body.name,
     icon: body.icon,
     notify_domain: body.notify_domain.replace(/\/+$/, ''),
@@ -166,6 +161,18 @@ export async function createPayment({ s, caller, ip, body }: RouteContext<Paymen
     config_sealed: sealConfig(s.secretBox, config),
     sort: body.sort,
     enable: body.enable ? 1 : 0,
+  };
+}
+
+export async function createPayment({ s, caller, ip, body }: RouteContext<PaymentInput, unknown, unknown>) {
+  const config = mergeConfig(body.type, {}, body.config);
+  checkedConfig(body.type, config);
+  const now = s.clock.nowSeconds();
+  const uuid = randomUUID().replaceAll('-', '');
+  const id = await s.repos.payments.insert({
+    ...gatewayColumns(s, body, config),
+    type: body.type,
+    uuid,
     created_at: now,
     updated_at: now,
     deleted_at: null,
@@ -187,15 +194,7 @@ export async function updatePayment({ s, caller, ip, body }: RouteContext<Paymen
   const config = mergeConfig(body.type, configOf(s, row), body.config);
   checkedConfig(body.type, config);
   await s.repos.payments.update(row.id, {
-    name: body.name,
-    icon: body.icon,
-    notify_domain: body.notify_domain.replace(/\/+$/, ''),
-    fixed_fee: body.fixed_fee,
-    percent_fee: body.percent_fee,
-    currency: body.currency,
-    config_sealed: sealConfig(s.secretBox, config),
-    sort: body.sort,
-    enable: body.enable ? 1 : 0,
+    ...gatewayColumns(s, body, config),
     updated_at: s.clock.nowSeconds(),
   });
   await audit(
