@@ -1,11 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect, type Page, test } from '@playwright/test';
-import { createUser, ROOT, signIn } from './support';
+import { createUser, signIn } from './support';
 
-// Issue #25 items 1 and 8, issue #34 item 6, in a real browser. A page on another port of the same
-// host (same-site, so SameSite=Lax still sends the console's cookie) tries to act with the signed-in
-// user's session; the console runs under its Content-Security-Policy with an analytics snippet.
+// In a real browser: a page on another port of the same host (same-site, so SameSite=Lax still sends
+// the console's cookie) tries to act with the signed-in user's session. The analytics snippet under
+// the console's CSP is tested in self-contained.spec.ts.
 
 const GATEWAY = `http://127.0.0.1:${Number(process.env.E2E_PORT ?? 3123)}`;
 
@@ -36,12 +36,7 @@ window.results = {};
 </script><a id="rotate" href="${gateway}/api/user/token">rotate</a></body></html>`;
 
 test.beforeAll(async () => {
-  attacker = createServer((req, res) => {
-    if (req.url === '/analytics.js') {
-      res.writeHead(200, { 'content-type': 'text/javascript' });
-      res.end('window.__externalAnalytics = true;');
-      return;
-    }
+  attacker = createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'text/html' });
     res.end(ATTACK_PAGE(GATEWAY));
   });
@@ -93,65 +88,4 @@ test('a page on another port cannot act with the console session', async ({ page
     headers: { authorization: accessToken },
   });
   expect(withOldToken.status).toBe(200);
-});
-
-test('the console runs under its CSP with the analytics snippet, and nothing else inline', async ({
-  page,
-  browser,
-}) => {
-  const snippet = `<script src="${attackerOrigin}/analytics.js"></script><script>window.__inlineAnalytics = 'ran';</script>`;
-  await signIn(page, ROOT);
-  const saved = await page.request.put('/api/option/', { data: { key: 'AnalyticsCode', value: snippet } });
-  expect(saved.status()).toBe(200);
-  try {
-    const context = await browser.newContext();
-    const visitor = await context.newPage();
-    await visitor.addInitScript(() => {
-      const w = window as unknown as { __csp: string[] };
-      w.__csp = [];
-      document.addEventListener('securitypolicyviolation', (e) =>
-        w.__csp.push(`${e.violatedDirective} ${e.blockedURI}`),
-      );
-    });
-    const answer = await visitor.goto('/login');
-    expect(answer?.headers()['content-security-policy']).toContain("frame-ancestors 'self'");
-    await expect(visitor.getByTestId('login-username')).toBeVisible();
-    await visitor.waitForFunction(
-      () =>
-        (window as unknown as { __inlineAnalytics?: string }).__inlineAnalytics === 'ran' &&
-        (window as unknown as { __externalAnalytics?: boolean }).__externalAnalytics === true,
-    );
-    expect(await visitor.evaluate(() => (window as unknown as { __csp: string[] }).__csp)).toEqual([]);
-
-    // The console's own screens (charts, grids, forms) need nothing the policy refuses.
-    await signIn(visitor, ROOT);
-    for (const path of [
-      '/panel/dashboard',
-      '/panel/channel',
-      '/panel/log',
-      '/panel/setting',
-      '/panel/profile',
-    ]) {
-      await visitor.goto(path);
-      await expect(visitor.getByTestId('sidebar-menu')).toBeVisible();
-      await visitor.waitForLoadState('networkidle');
-      expect(await visitor.evaluate(() => (window as unknown as { __csp: string[] }).__csp), path).toEqual(
-        [],
-      );
-    }
-
-    // Any other inline script is refused by the policy.
-    await visitor.evaluate(() => {
-      const s = document.createElement('script');
-      s.textContent = 'window.__injected = true;';
-      document.head.append(s);
-    });
-    await visitor.waitForFunction(() => (window as unknown as { __csp: string[] }).__csp.length > 0);
-    expect(
-      await visitor.evaluate(() => (window as unknown as { __injected?: boolean }).__injected),
-    ).toBeUndefined();
-    await context.close();
-  } finally {
-    await page.request.put('/api/option/', { data: { key: 'AnalyticsCode', value: '' } });
-  }
 });

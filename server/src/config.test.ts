@@ -28,6 +28,12 @@ describe('loadConfig', () => {
     expect(c.databaseUrl).toBe('postgres://u@h/db');
   });
 
+  it('keys Redis under sy: unless a deployment names its own prefix', () => {
+    expect(loadConfig({}).redisKeyPrefix).toBe('sy:');
+    expect(loadConfig({ REDIS_KEY_PREFIX: 'shop-eu:' }).redisKeyPrefix).toBe('shop-eu:');
+    expect(() => loadConfig({ REDIS_KEY_PREFIX: 'has space' })).toThrow(/REDIS_KEY_PREFIX/);
+  });
+
   it('names every bad variable at once and never echoes secrets', () => {
     let error: unknown;
     try {

@@ -42,6 +42,12 @@ const envSchema = z.object({
     .trim()
     .regex(/^rediss?:\/\//, 'must start with redis:// or rediss://')
     .optional(),
+  // Deployments that share one Redis keep apart by prefix; every node of one deployment uses the same.
+  REDIS_KEY_PREFIX: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'must be 1-64 letters, digits or _ . : -')
+    .default('sy:'),
   SESSION_SECRET: secret.optional(),
   SECRET_KEY: secret.optional(),
   INITIAL_ROOT_PASSWORD: z.string().min(8, 'must be at least 8 characters').max(128).optional(),
@@ -129,6 +135,7 @@ export interface Config {
   dataDir: string;
   databaseUrl: string;
   redisUrl: string | undefined;
+  redisKeyPrefix: string;
   sessionSecret: string | undefined;
   secretKey: string | undefined;
   initialRootPassword: string | undefined;
@@ -208,6 +215,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     dataDir,
     databaseUrl: e.DATABASE_URL ?? `sqlite:${path.join(dataDir, 'switchyard.db')}`,
     redisUrl: e.REDIS_URL,
+    redisKeyPrefix: e.REDIS_KEY_PREFIX,
     sessionSecret: e.SESSION_SECRET,
     secretKey: e.SECRET_KEY,
     initialRootPassword: e.INITIAL_ROOT_PASSWORD,

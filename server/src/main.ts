@@ -209,27 +209,27 @@ export async function composeServices(
           breaker.trip(`not reachable at start: ${err instanceof Error ? err.message : String(err)}`),
         );
       redisState = { ping: () => redis.ping(), available: () => breaker.available };
-      kv = new FallbackKvStore(new RedisKvStore(redis), new MemoryKvStore(clock.nowMs), breaker);
+      kv = new FallbackKvStore(new RedisKvStore(redis, `${config.redisKeyPrefix}kv:`), new MemoryKvStore(clock.nowMs), breaker);
       limiter = new FallbackRateLimiter(
-        new RedisRateLimiter(redis),
+        new RedisRateLimiter(redis, `${config.redisKeyPrefix}rl:`),
         new MemoryRateLimiter(clock.nowMs),
         breaker,
       );
-      const redisBus = new RedisChangeBus(redis, subscriber);
+      const redisBus = new RedisChangeBus(redis, subscriber, `${config.redisKeyPrefix}changes`);
       breaker.onRecover(() => redisBus.reloadAll());
       bus = redisBus;
       sessions = new FallbackSessionStore(
-        new RedisSessionStore(redis, config.sessionTtlSeconds, clock.nowSeconds),
+        new RedisSessionStore(redis, config.sessionTtlSeconds, clock.nowSeconds, `${config.redisKeyPrefix}sess:`),
         new DbSessionStore(repos.sessions, config.sessionTtlSeconds, clock.nowSeconds),
         breaker,
       );
       bucket = new FallbackTokenBucket(
-        new RedisTokenBucket(redis),
+        new RedisTokenBucket(redis, `${config.redisKeyPrefix}tb:`),
         new MemoryTokenBucket(clock.nowMs),
         breaker,
       );
       health = new FallbackChannelHealth(
-        new RedisChannelHealth(redis, 'sy:freeze:', (err) => breaker.trip(String(err))),
+        new RedisChannelHealth(redis, `${config.redisKeyPrefix}freeze:`, (err) => breaker.trip(String(err))),
         new MemoryChannelHealth(clock.nowMs),
         breaker,
       );

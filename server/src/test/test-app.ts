@@ -41,6 +41,9 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
     WEB_DIST: path.join(dataDir, 'no-console'),
     // The tests' fake upstreams listen on loopback.
     OUTBOUND_ALLOWED_NETWORKS: '127.0.0.0/8,::1',
+    // Apps that share a Redis (two test runs, two Node versions) must not see each other's sign-in
+    // back-off, sessions or rate counters.
+    REDIS_KEY_PREFIX: `sy-test-${path.basename(dataDir)}:`,
     ...(testDb ? { DATABASE_URL: testDb.url } : {}),
     ...opts.env,
   });
