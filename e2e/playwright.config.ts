@@ -102,6 +102,8 @@ export default defineConfig({
             stdout: 'ignore' as const,
             stderr: 'pipe' as const,
             env: serverEnv(PG_PORT, process.env.SWITCHYARD_E2E_PG_DATA_DIR),
+            // Without it Playwright kills the process group outright and the schema stays behind.
+            gracefulShutdown: { signal: 'SIGTERM' as const, timeout: 20_000 },
           },
         ]
       : []),
