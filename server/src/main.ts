@@ -209,7 +209,11 @@ export async function composeServices(
           breaker.trip(`not reachable at start: ${err instanceof Error ? err.message : String(err)}`),
         );
       redisState = { ping: () => redis.ping(), available: () => breaker.available };
-      kv = new FallbackKvStore(new RedisKvStore(redis, `${config.redisKeyPrefix}kv:`), new MemoryKvStore(clock.nowMs), breaker);
+      kv = new FallbackKvStore(
+        new RedisKvStore(redis, `${config.redisKeyPrefix}kv:`),
+        new MemoryKvStore(clock.nowMs),
+        breaker,
+      );
       limiter = new FallbackRateLimiter(
         new RedisRateLimiter(redis, `${config.redisKeyPrefix}rl:`),
         new MemoryRateLimiter(clock.nowMs),
@@ -219,7 +223,12 @@ export async function composeServices(
       breaker.onRecover(() => redisBus.reloadAll());
       bus = redisBus;
       sessions = new FallbackSessionStore(
-        new RedisSessionStore(redis, config.sessionTtlSeconds, clock.nowSeconds, `${config.redisKeyPrefix}sess:`),
+        new RedisSessionStore(
+          redis,
+          config.sessionTtlSeconds,
+          clock.nowSeconds,
+          `${config.redisKeyPrefix}sess:`,
+        ),
         new DbSessionStore(repos.sessions, config.sessionTtlSeconds, clock.nowSeconds),
         breaker,
       );
@@ -280,20 +289,23 @@ export async function composeServices(
     await tables.reload();
     // SQLite: the ledger's SQL runs in a thread of its own (design §4 "Speed"); the servers: Kysely
     // through the group-commit writer.
+    // On a server database the store is kept by name too: /metrics reads its writer and leases.
+    const serverLedger = database.sqliteFile
+      ? undefined
+      : new KyselyLedgerStore(database, new WriteBatcher(database.db), {
+          nodeId,
+          leaseSeconds: config.reserveLeaseSeconds,
+          leaseSlice: config.quotaLeaseSlice,
+          nowSeconds: clock.nowSeconds,
+          onError: warn,
+        });
     const ledger = new Ledger(
-      database.sqliteFile
-        ? new SqliteWorkerLedger(database.sqliteFile, {
-            onError: warn,
-            writesElsewhere: database.sqliteWrites,
-            nowMs: clock.nowMs,
-          })
-        : new KyselyLedgerStore(database, new WriteBatcher(database.db), {
-            nodeId,
-            leaseSeconds: config.reserveLeaseSeconds,
-            leaseSlice: config.quotaLeaseSlice,
-            nowSeconds: clock.nowSeconds,
-            onError: warn,
-          }),
+      serverLedger ??
+        new SqliteWorkerLedger(database.sqliteFile!, {
+          onError: warn,
+          writesElsewhere: database.sqliteWrites,
+          nowMs: clock.nowMs,
+        }),
       new SettlementJournal(config.dataDir, warn),
     );
     // Before anything is served: the settlements a killed run left unmade are made, then what it
@@ -394,6 +406,12 @@ export async function composeServices(
           ...(redisState ? { redisAvailable: redisState.available } : {}),
           deadLetters: () => deadLetters.deadLetters(),
           pendingSettlements: () => relay.pending.size,
+          ...(serverLedger
+            ? {
+                ledger: () => serverLedger.writerLevels(),
+                ...(serverLedger.leases.enabled ? { leases: () => serverLedger.leases.levels() } : {}),
+              }
+            : {}),
         })
       : undefined;
     const services: Services = {
