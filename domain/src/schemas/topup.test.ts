@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { topupAmount, topupAmountProblem } from './topup.js';
 
-describe('top-up amount (spec §5)', () => {
+describe('top-up amount', () => {
   it('accepts a whole amount between the minimum and 1000000', () => {
     expect(topupAmountProblem('5', 5)).toBeNull();
     expect(topupAmountProblem(' 1000000 ', 1)).toBeNull();

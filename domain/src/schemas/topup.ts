@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { TOPUP_MAX } from '../quota.js';
 
-// Spec §5 "Top-up": a positive whole amount (in USD units), at most 1000000, at least the minimum the
+// A top-up is a positive whole amount (in USD units), at most 1000000, at least the minimum the
 // administrator set (PaymentMinAmount). One rule for the console's form and the server's order route.
 
 export type TopupAmountProblem = 'required' | 'notWholePositive' | 'tooLarge' | 'belowMinimum';
