@@ -26,7 +26,7 @@ import { presentChannel } from './channel-presenter.js';
 import { CHANNELS_TOPIC, checkBaseUrl, checkGroupsExist, keyLines, liveChannel } from './channels.js';
 import { type IdParams, invalidField } from './validation.js';
 
-// Channel tools (reference §2.6, all admin): whole-tag edits, batch operations, the upstream's model
+// Channel tools (all admin): whole-tag edits, batch operations, the upstream's model
 // list, balances and copies. Every change is announced on the bus (each node rebuilds its routing
 // table) and recorded in the audit log; keys never leave in an answer.
 

@@ -1,7 +1,7 @@
 import { isTextColumn, LOG_COLUMNS, type LogRow, type LogValues } from './consume-log-row.js';
 import type { BalanceRows, HeldQuota, JobResult, SettledAmounts } from './sqlite-ledger-core.js';
 
-// How the ledger's requests and answers cross the thread boundary (design §4 "Speed"). Structured
+// How the ledger's requests and answers cross the thread boundary, cheaply. Structured
 // clone of objects writes and re-creates every key of every row. Here a batch is one flat array of
 // numbers and strings, and a string that repeats (username, token name, model, ip, group) travels
 // once and then as its index in a dictionary that both sides build in the same order.

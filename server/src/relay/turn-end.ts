@@ -1,5 +1,5 @@
 // Writes to sockets, held until every callback of the current turn of the event loop has run, then
-// made back to back (design §4 'Speed'). A write to a loopback or LAN peer that sleeps wakes it, and
+// made back to back. A write to a loopback or LAN peer that sleeps wakes it, and
 // on a virtual machine whose other vCPU sleeps too that wake-up (an interrupt to the other vCPU) is
 // among the dearest things a call costs the main thread. Made together, the writes of one turn wake
 // each peer once: its other sockets are ready when it looks. Measured on the bench machine (chat, 64
