@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { createUser, ROOT, sidebarIds, signIn } from './support';
 
-// Spec §2 "Sidebar groups" and §6: what each role sees.
+// The sidebar's groups and its administrator-only entries: what each role sees.
 const EVERYONE = [
   'dashboard',
   'playground',

@@ -27,7 +27,7 @@ function respond(status: number, body: unknown) {
   return vi.fn(async () => new Response(text, { status }));
 }
 
-describe('describeError (spec §8)', () => {
+describe('describeError', () => {
   const t = i18n.t;
 
   it('maps the fixed statuses to the spec texts', () => {

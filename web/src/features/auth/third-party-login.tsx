@@ -19,7 +19,7 @@ import { fetchOAuthState, fetchOidcEndpoint, githubAuthorizeUrl, larkAuthorizeUr
 import { passkeySignIn } from './passkey';
 import { WechatLoginDialog } from './wechat-login-dialog';
 
-/** The sign-in buttons the administrator turned on (spec §1, §2 Login). */
+/** The sign-in buttons the administrator turned on. */
 export function ThirdPartyLogin({ site }: { site: SiteInfo }) {
   const { t } = useTranslation();
   const [busy, setBusy] = useState(false);
