@@ -115,7 +115,7 @@ const ADDED_KEYS = [
 ];
 
 describe('option registry', () => {
-  it('has exactly the reference keys plus the added ones', () => {
+  it('has exactly the keys of one-hub plus the added ones', () => {
     expect([...keys].sort()).toEqual([...REFERENCE_KEYS, ...ADDED_KEYS].sort());
   });
 

@@ -17,7 +17,7 @@ export function topupAmountProblem(text: string, minimum: number): TopupAmountPr
   return null;
 }
 
-/** The same rule for a JSON number, with the spec's English texts. */
+/** The same rule for a JSON number, with one-hub's English texts. */
 export function topupAmount(minimum: number) {
   return z
     .number({ error: 'Amount is required' })

@@ -334,7 +334,7 @@ const channelIds = z
   .max(BATCH_MAX, `At most ${BATCH_MAX} channels at once`)
   .transform((ids) => [...new Set(ids)]);
 
-// `value` is part of the reference's batch body but unused by a delete.
+// `value` is part of one-hub's batch body but unused by a delete.
 export const batchDeleteBody = z.object({ ids: channelIds, value: z.unknown().optional() });
 export const batchApiVersionBody = z.object({
   ids: channelIds,

@@ -449,7 +449,7 @@ for (const engine of engineTargets()) {
         expect(audit[0]!.actor_id).toBe(adminId);
       });
 
-      it("refuses to deduct more than the balance, with the spec's message, changing nothing", async () => {
+      it("refuses to deduct more than the balance, with one-hub's message, changing nothing", async () => {
         const id = await registerUser(t, 'poor');
         await call(admin, 'POST', `/api/user/quota/${id}`, { quota: 100 });
         const logs = await count('logs');

@@ -61,11 +61,11 @@ const shape = (items: readonly MenuItem[]): unknown =>
   items.map((e) => (e.children ? { [`${e.type}:${e.id}`]: shape(e.children) } : `${e.type}:${e.id}`));
 
 describe('routes table', () => {
-  it('registers every /panel child path of the spec, and nothing else', () => {
+  it('registers every /panel child path of the console, and nothing else', () => {
     expect(panelRoutes.map((r) => r.path).sort()).toEqual([...SPEC_PANEL_PATHS].sort());
   });
 
-  it('registers every public path of the spec', () => {
+  it('registers every public path of the console', () => {
     expect(publicRoutes.map((r) => r.path).sort()).toEqual([...SPEC_PUBLIC_PATHS].sort());
   });
 

@@ -30,7 +30,7 @@ function respond(status: number, body: unknown) {
 describe('describeError', () => {
   const t = i18n.t;
 
-  it('maps the fixed statuses to the spec texts', () => {
+  it('maps the fixed statuses to the texts of one-hub', () => {
     expect(describeError(new ApiError(429, ''), t)).toEqual({
       variant: 'error',
       text: '错误：请求次数过多，请稍后再试！',

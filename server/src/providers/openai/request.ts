@@ -371,7 +371,7 @@ const UNCHANGED: BodyFlags = {
 
 /**
  * The request as one object literal. Not `{ ...base, method, ... }`: V8 adds keys that follow a
- * spread one runtime call at a time (measured about 1 us a key, 9 us for this object).
+ * spread one runtime call at a time, which is slow.
  */
 function upstreamRequest(
   origin: string,
