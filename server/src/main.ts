@@ -179,7 +179,7 @@ export async function composeServices(
     let health: ChannelHealth;
     let redisState: { ping(): Promise<unknown>; available(): boolean } | undefined;
     if (config.redisUrl) {
-      // Loaded only when Redis is configured: 6 MiB of heap a single node does not need.
+      // Loaded only when Redis is configured: memory a single node does not need.
       const { Redis } = await import('ioredis');
       // Short timeouts and no offline queue: while Redis is away a command fails at once and the
       // breaker sends the callers to their fallbacks, so an outage costs a call no more than this.
@@ -287,8 +287,8 @@ export async function composeServices(
 
     const tables = new RelayTables(repos, bus, warn);
     await tables.reload();
-    // SQLite: the ledger's SQL runs in a thread of its own (design §4 "Speed"); the servers: Kysely
-    // through the group-commit writer.
+    // SQLite: the ledger's SQL runs in a thread of its own, so its commits never stall the event
+    // loop; the servers: Kysely through the group-commit writer.
     // On a server database the store is kept by name too: /metrics reads its writer and leases.
     const serverLedger = database.sqliteFile
       ? undefined

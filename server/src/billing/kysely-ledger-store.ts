@@ -131,8 +131,8 @@ class Refusal extends Error {
  * The ledger's SQL through Kysely, for PostgreSQL and MySQL (and SQLite without a file). Reserves
  * run directly, in as few round trips as the engine allows; settlements and releases go through
  * the group-commit writer. Every balance change is a relative, conditional UPDATE, so no
- * interleaving of requests, nodes or engines takes a user or a token below zero (the fix of
- * reference §16 item 7).
+ * interleaving of requests, nodes or engines takes a user or a token below zero (one-hub lets
+ * balances go negative).
  */
 export interface WriterLevels {
   /** Transactions committed, and the ledger writes they held (their ratio is the batch size). */

@@ -5,10 +5,10 @@ import type { JournalEntry, SettlementJournal } from './settlement-journal.js';
 import type { HeldQuota, ReserveRefusal, SettledAmounts } from './sqlite-ledger-core.js';
 import { WriteBatcherClosedError } from './write-batcher.js';
 
-// Reserve, settle and release of quota (design §4 billing rules). The ledger keeps the rules that
-// do not depend on the engine (a reservation settles once; only issued reservations settle); a
-// store does the SQL: `KyselyLedgerStore` (PostgreSQL, MySQL) or `SqliteWorkerLedger` (SQLite, in
-// a thread of its own).
+// Reserve, settle and release of quota: reserve before sending, settle exactly once on every path,
+// never take a balance below zero. The ledger keeps the rules that do not depend on the engine (a
+// reservation settles once; only issued reservations settle); a store does the SQL:
+// `KyselyLedgerStore` (PostgreSQL, MySQL) or `SqliteWorkerLedger` (SQLite, in a thread of its own).
 
 export type { ReserveRefusal } from './sqlite-ledger-core.js';
 

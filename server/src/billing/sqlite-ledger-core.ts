@@ -10,7 +10,7 @@ import { settlementAmounts, withShortfall } from './settlement.js';
 import { type LockedBalances, needsRoom, type PlannedSettle, planSettlements } from './settlement-plan.js';
 
 // The ledger's SQL on one SQLite connection, with statements prepared once. It runs inside the
-// ledger worker thread (design §4 "Speed": main-thread commits stalled the event loop), but is
+// ledger worker thread (main-thread commits stalled the event loop), but is
 // plain synchronous code so it can be tested and reasoned about without the thread. It imports
 // nothing from the workspace packages, so the thread starts from source in tests as well.
 

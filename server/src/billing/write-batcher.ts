@@ -74,7 +74,7 @@ export function isTransient(err: unknown): boolean {
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
- * The bounded group-commit writer of design §4. Jobs queue up and run together in one transaction
+ * The bounded group-commit writer. Jobs queue up and run together in one transaction
  * (every `intervalMs`, or at once when `maxBatch` are waiting), so a commit's fixed cost (an fsync
  * on SQLite, a round trip on the servers) is paid once per batch instead of once per request.
  * One batch runs at a time, which keeps jobs in submission order and stops two batches of the

@@ -6,7 +6,7 @@ import type { Services } from '../services.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
-/** Per-IP limits named in reference §1.4: `critical` guards sign-in, sign-up and reset. */
+/** Per-IP limits: `critical` guards sign-in, sign-up and reset. */
 export type RateClass = 'critical';
 
 export interface RouteContext<B, Q, P> {

@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { type ContentDecoding, DecodedBody } from './reply-decoding.js';
 
-// The relay's lean forward path to the upstream (design §4 'Speed'): undici's dispatch handler
+// The relay's lean forward path to the upstream: undici's dispatch handler
 // API instead of `request()`, so a reply's bytes reach the pipeline as plain callbacks, with no
 // Readable stream, no async iterator and no promise per chunk between the socket and the client.
 

@@ -5,7 +5,7 @@ import { Link as RouterLink } from 'react-router';
 import defaultLogo from '../assets/logo.svg';
 import { useSiteInfo } from '../features/site/site-info';
 
-/** The site logo (or the default one, spec §9) with the system name, linking to `to`. */
+/** The site logo (or the default one) with the system name, linking to `to`. */
 export function SiteLogo({ to = '/', showName = true }: { to?: string; showName?: boolean }) {
   const { t } = useTranslation();
   const site = useSiteInfo();

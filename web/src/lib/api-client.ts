@@ -6,7 +6,7 @@ import { StorageKey, writeText } from './storage';
 import { toast } from './toast';
 
 // The one client for /api: same-origin fetch with the session cookie, the envelope unwrapped, and the
-// global response handler of spec §8 (toasts, and a 401 that ends the client session).
+// global response handler (toasts, and a 401 that ends the client session).
 
 export type QueryValue = string | number | boolean | null | undefined;
 
@@ -153,7 +153,7 @@ function isTranslatedCode(code: string | undefined): code is TranslatedCode {
   return (TRANSLATED_CODES as readonly (string | undefined)[]).includes(code);
 }
 
-/** Spec §8: the toast a failed call produces ("错误：" + the server's message, by its code when known). */
+/** The toast a failed call produces ("错误：" + the server's message, by its code when known). */
 export function describeError(error: unknown, t: TFunction): ErrorToast {
   if (error instanceof ApiError) {
     if (error.status === 429) return { variant: 'error', text: t('errors.tooManyRequests') };
@@ -176,7 +176,7 @@ export function showErrorToast(error: unknown): void {
   toast[variant](text);
 }
 
-/** Spec §8: a server that reports another version than this console (v0.0.0 and empty mean "unknown"). */
+/** A server that reports another version than this console (v0.0.0 and empty mean "unknown"). */
 export function hasNewVersion(serverVersion: unknown, consoleVersion: string = PRODUCT_VERSION): boolean {
   if (typeof serverVersion !== 'string') return false;
   const plain = serverVersion.trim().replace(/^v/i, '');

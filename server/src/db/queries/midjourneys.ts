@@ -8,7 +8,7 @@ export type MidjourneyRow = Selectable<MidjourneysTable>;
 export type NewMidjourney = Insertable<MidjourneysTable>;
 export type MidjourneysQueries = ReturnType<typeof midjourneysQueries>;
 
-/** Reference §2.15: the fields an image-task list may be ordered by. */
+/** The fields an image-task list may be ordered by. */
 export const MIDJOURNEY_ORDERABLE = [
   'id',
   'user_id',

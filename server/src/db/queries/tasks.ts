@@ -8,7 +8,7 @@ export type TaskRow = Selectable<TasksTable>;
 export type NewTask = Insertable<TasksTable>;
 export type TasksQueries = ReturnType<typeof tasksQueries>;
 
-/** Reference §2.15: the fields an async-task list may be ordered by. */
+/** The fields an async-task list may be ordered by. */
 export const TASK_ORDERABLE = [
   'id',
   'created_at',

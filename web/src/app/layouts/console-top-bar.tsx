@@ -20,7 +20,7 @@ interface Props {
   onToggleSidebar: () => void;
 }
 
-/** Spec §2: logo, sidebar toggle, notice bell, theme toggle, language menu and avatar menu. */
+/** Logo, sidebar toggle, notice bell, theme toggle, language menu and avatar menu. */
 export function ConsoleTopBar({ sidebarOpen, narrow, onToggleSidebar }: Props) {
   const { t } = useTranslation();
   const { openNotice } = useNotice();

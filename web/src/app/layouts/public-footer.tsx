@@ -9,7 +9,7 @@ import { useSiteInfo } from '../../features/site/site-info';
 import { PRODUCT_LINKS } from '../../lib/product';
 import { LAYOUT } from '../theme';
 
-/** Spec §2 footer: the administrator's footer HTML, else name, version, credits, source and licence. */
+/** The footer: the administrator's footer HTML, else name, version, credits, source and licence. */
 export function PublicFooter() {
   const { t } = useTranslation();
   const site = useSiteInfo();

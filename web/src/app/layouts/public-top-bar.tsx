@@ -19,7 +19,7 @@ import { PANEL_BASE, publicNav } from '../routes';
 import { useSession } from '../session-context';
 import { LAYOUT } from '../theme';
 
-/** Spec §2 public top bar; on small screens the links fold into a dropdown. */
+/** The public top bar; on small screens the links fold into a dropdown. */
 export function PublicTopBar() {
   const { t } = useTranslation();
   const { user } = useSession();

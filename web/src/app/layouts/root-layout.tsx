@@ -12,7 +12,7 @@ export function RootLayout() {
   const navigation = useNavigation();
   const { pathname } = useLocation();
 
-  // Spec §2: every page change scrolls smoothly back to the top.
+  // Every page change scrolls smoothly back to the top.
   // biome-ignore lint/correctness/useExhaustiveDependencies: the path change is the trigger
   useEffect(() => {
     window.scrollTo({ top: 0, behavior: 'smooth' });

@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { apiGet } from '../../lib/api-client';
 import { withBase } from '../../lib/base-path';
 
-/** GET /api/user/aff, as the link a friend signs up with (reference §2.18). */
+/** GET /api/user/aff, as the link a friend signs up with. */
 export function useInviteLink(): string {
   const { data } = useQuery({
     queryKey: ['user', 'aff'],

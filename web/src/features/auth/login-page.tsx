@@ -29,7 +29,7 @@ export default function LoginPage() {
     ),
     defaultValues: { username: '', password: '' },
   });
-  // Spec §8: a failed login says nothing more than the response handler's toast.
+  // A failed login says nothing more than the response handler's toast.
   const login = useMutation({
     mutationFn: (values: LoginInput) => apiPost<SessionUser>('/api/user/login', values),
     onSuccess: (user) => {

@@ -15,7 +15,7 @@ import { useCountdown } from './use-countdown';
 const REDIRECT_SECONDS = 3;
 
 /**
- * /oauth/github, /oauth/oidc, /oauth/lark (spec §4 "Third-party login"): hands code, state and the
+ * /oauth/github, /oauth/oidc, /oauth/lark: hands code, state and the
  * affiliate code to the server. The answer "bind" means the account was linked to the signed-in user.
  */
 export default function OAuthCallbackPage() {

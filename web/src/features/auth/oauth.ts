@@ -22,7 +22,7 @@ export function larkAuthorizeUrl(appId: string, state: string, origin: string, b
   return `https://accounts.feishu.cn/open-apis/authen/v1/authorize?${q}`;
 }
 
-/** Spec §8: a failed state fetch shows the server's message (the api client does) and aborts. */
+/** A failed state fetch shows the server's message (the api client does) and aborts. */
 export function fetchOAuthState(): Promise<string> {
   return apiGet<string>('/api/oauth/state');
 }

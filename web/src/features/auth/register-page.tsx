@@ -57,7 +57,7 @@ export default function RegisterPage() {
   const [resendIn, startResend] = useCountdown();
   const verify = site.email_verification;
 
-  // Spec §2: an invitation link's ?aff= is remembered and sent with the registration.
+  // An invitation link's ?aff= is remembered and sent with the registration.
   const aff = params.get('aff');
   useEffect(() => {
     if (aff) writeText(StorageKey.aff, aff);

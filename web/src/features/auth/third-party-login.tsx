@@ -22,7 +22,7 @@ const WechatLoginDialog = lazy(() =>
   import('./wechat-login-dialog').then((m) => ({ default: m.WechatLoginDialog })),
 );
 
-/** The sign-in buttons the administrator turned on (spec §1, §2 Login). */
+/** The sign-in buttons the administrator turned on. */
 export function ThirdPartyLogin({ site }: { site: SiteInfo }) {
   const { t } = useTranslation();
   const [busy, setBusy] = useState(false);

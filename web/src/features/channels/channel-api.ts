@@ -29,7 +29,7 @@ export async function updateChannel(
 
 /**
  * Saves a priority or weight edited in its table cell. A failure is the caller's to announce with
- * the spec's own message ("Priority update failed"), so the client's generic toast stays out of it.
+ * one-hub's own message ("Priority update failed"), so the client's generic toast stays out of it.
  */
 export async function saveChannelNumber(
   id: number,

@@ -42,7 +42,7 @@ const PRE_COSTS = [
   { value: PreCost.None, label: 'admin.channel.preCost.none' },
 ] as const;
 
-/** Create (no channel) or edit a channel; the fields come from the provider catalog (spec §3). */
+/** Create (no channel) or edit a channel; the fields come from the provider catalog. */
 export function ChannelEditDialog(props: { open: boolean; channelId: number | null; onClose: () => void }) {
   const { t } = useTranslation();
   const client = useQueryClient();

@@ -66,7 +66,7 @@ import { responseTimeColor, type TestProgress, testChannels } from './test-all';
 const FILTERS = ['name', 'models', 'test_model', 'key', 'type', 'status', 'group', 'tag'] as const;
 const INVALIDATE = [CHANNEL_PATH, `${TAG_PATH}/_all`, TAG_PATH];
 
-/** The test button of one channel: its test model, or one picked from its models (spec §2). */
+/** The test button of one channel: its test model, or one picked from its models. */
 function TestButton({ channel, onTest }: { channel: ChannelView; onTest: (model?: string) => void }) {
   const { t } = useTranslation();
   const [anchor, setAnchor] = useState<HTMLElement | null>(null);

@@ -49,7 +49,7 @@ function TagMembers({ tag }: { tag: string }) {
   );
 }
 
-/** Spec §2 "per-tag enable, disable and delete": each tag as one row over its member channels. */
+/** Per-tag enable, disable and delete: each tag as one row over its member channels. */
 export function ChannelTagsPanel() {
   const { t } = useTranslation();
   const tags = useTags();

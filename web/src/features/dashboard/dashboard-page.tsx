@@ -79,7 +79,7 @@ function StatCard({ label, value, exact, icon: Icon, testId }: Stat) {
   );
 }
 
-/** Spec §2 dashboard: balance and usage, today's figures, seven days per model, models, invite link. */
+/** The dashboard: balance and usage, today's figures, seven days per model, models, invite link. */
 // The chart library is the largest part of this screen: the figures show while it loads.
 const WeekChart = lazy(() => import('./week-chart'));
 

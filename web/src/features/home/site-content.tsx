@@ -9,7 +9,7 @@ import { MarkdownContent } from '../../components/markdown-content';
 import { apiGet } from '../../lib/api-client';
 import { isFrameUrl } from '../../lib/frame-url';
 
-/** Home and About (spec §2): an https address shows that page in a frame, other text is markdown. */
+/** Home and About: an https address shows that page in a frame, other text is markdown. */
 export function SiteContent({
   path,
   fallback,

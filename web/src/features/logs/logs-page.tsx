@@ -229,7 +229,7 @@ function LogFilterBar({
 }
 
 /**
- * Spec §2 logs (/panel/log): own logs for a user, everyone's with channel and user for an
+ * Logs (/panel/log): own logs for a user, everyone's with channel and user for an
  * administrator; filters, column visibility, raw or currency quota, a detail view and the total
  * consumption of the filter.
  */

@@ -40,8 +40,9 @@ function PriceCell({ ratio, perMillion }: { ratio: number; perMillion: boolean }
 }
 
 /**
- * Spec §2 "available models" (/price and /panel/model_price): the models of one group with their
- * owner, type and prices at that group's ratio (spec §9 price display), searchable and by owner.
+ * "Available models" (/price and /panel/model_price): the models of one group with their owner,
+ * type and prices at that group's ratio ("Free" for zero, else dollars and yuan), searchable and by
+ * owner.
  */
 export default function ModelPricePage() {
   const { t } = useTranslation();

@@ -11,7 +11,7 @@ import { MarkdownContent } from '../../components/markdown-content';
 import { apiGet } from '../../lib/api-client';
 import { readText, StorageKey, writeText } from '../../lib/storage';
 
-// Spec §4 "Notice": fetched once at start; a text that differs from the last one seen is saved and
+// The notice: fetched once at start; a text that differs from the last one seen is saved and
 // opens the dialog by itself; the bell reopens it at any time.
 
 interface NoticeValue {

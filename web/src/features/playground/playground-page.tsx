@@ -303,7 +303,7 @@ function NativeChat({ playgroundKey, tokenName }: { playgroundKey: string; token
 }
 
 /**
- * Spec §2 playground (/playground and /panel/playground): a native streaming chat with the user's
+ * The playground (/playground and /panel/playground): a native streaming chat with the user's
  * playground token, plus a tab for each chat link opened with that key.
  */
 export default function PlaygroundPage() {

@@ -37,7 +37,7 @@ export interface PriceEdit {
 
 const text = (n: number | undefined) => (n === undefined ? '' : String(n));
 
-/** One price, or one price shared by many models (spec §3 "Pricing entry", §5 "Pricing"). */
+/** One price, or one price shared by many models. */
 export function PriceDialog(props: { edit: PriceEdit | null; onClose: () => void }) {
   const { t } = useTranslation();
   const client = useQueryClient();

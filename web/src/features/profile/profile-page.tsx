@@ -290,7 +290,7 @@ function BindingsCard({ self }: { self: SelfUser }) {
   );
 }
 
-/** Spec §2 profile and §5 rules: username >= 3, password >= 8; access token; bindings; invite link. */
+/** The profile: username >= 3, password >= 8; access token; bindings; invite link. */
 export default function ProfilePage() {
   const { t } = useTranslation();
   const { data: self } = useSelf();

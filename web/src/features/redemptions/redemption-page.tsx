@@ -54,7 +54,7 @@ function StatusChip({ status }: { status: number }) {
   );
 }
 
-/** Spec §2: codes created in a batch are shown once with their keys, to copy or download. */
+/** Codes created in a batch are shown once with their keys, to copy or download. */
 function CreatedKeys(props: { name: string; keys: string[]; onClose: () => void }) {
   const { t } = useTranslation();
   const text = props.keys.join('\n');

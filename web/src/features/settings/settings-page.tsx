@@ -195,7 +195,7 @@ function SettingsCardView(props: { card: SettingsCard; stored: OptionRow[] }) {
   );
 }
 
-/** Spec §2 "log cleanup before a date": deletes log rows older than the chosen day. */
+/** Log cleanup before a date: deletes log rows older than the chosen day. */
 function LogCleanup() {
   const { t } = useTranslation();
   const [date, setDate] = useState('');

@@ -43,7 +43,7 @@ const USER_FILTERS = ['platform', 'task_id', 'start_timestamp', 'end_timestamp']
 const ADMIN_FILTERS = [...USER_FILTERS, 'channel_id', 'user_id'] as const;
 const PLATFORMS = ['suno', 'kling'] as const;
 
-/** Spec §2 async tasks (/panel/task): music, lyrics and video tasks, own or (administrators) all. */
+/** Async tasks (/panel/task): music, lyrics and video tasks, own or (administrators) all. */
 export default function TaskPage() {
   const { t } = useTranslation();
   const { isAdmin } = useSession();

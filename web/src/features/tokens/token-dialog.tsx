@@ -37,7 +37,7 @@ const ERROR_TEXT: Record<NonNullable<TokenFormErrors[keyof TokenFormErrors]>, Me
   negative: 'user.token.quotaNegative',
 };
 
-/** Create or edit a token (spec §2 Tokens); `token` null means a new one. */
+/** Create or edit a token; `token` null means a new one. */
 export function TokenDialog({
   token,
   onClose,

@@ -92,7 +92,7 @@ function ChatLinkMenu({ token }: { token: TokenView }) {
   );
 }
 
-/** Spec §2 Tokens: the caller's API keys with search, status switch, create/edit, delete, copy and chat links. */
+/** Tokens: the caller's API keys with search, status switch, create/edit, delete, copy and chat links. */
 export default function TokensPage() {
   const { t } = useTranslation();
   const formatQuota = useQuotaFormat();

@@ -418,7 +418,9 @@ function RedeemCode() {
   );
 }
 
-/** Spec §2 top-up (tabs: online top-up, redemption code) with the amount rules of §5. */
+/**
+ * Top-up (tabs: online top-up, redemption code), amounts whole and within the minimum and 1000000.
+ */
 export default function TopupPage() {
   const { t } = useTranslation();
   const formatQuota = useQuotaFormat();

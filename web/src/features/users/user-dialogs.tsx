@@ -28,7 +28,7 @@ import { type QuotaUnit, quotaChange } from './quota-change';
 
 export const USER_PATH = '/api/user';
 
-/** Create (no user) or edit a user: username, display name, password, group (spec §5 "User"). */
+/** Create (no user) or edit a user: username, display name, password, group. */
 export function UserEditDialog(props: { open: boolean; user: UserAdminView | null; onClose: () => void }) {
   const { t } = useTranslation();
   const client = useQueryClient();
@@ -149,7 +149,7 @@ export function UserEditDialog(props: { open: boolean; user: UserAdminView | nul
   );
 }
 
-/** Adds or deducts quota with a remark; never more than the balance (spec §5, §6). */
+/** Adds or deducts quota with a remark; never more than the balance. */
 export function UserQuotaDialog(props: { user: UserAdminView | null; onClose: () => void }) {
   const { t } = useTranslation();
   const client = useQueryClient();
