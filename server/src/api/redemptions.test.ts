@@ -1,4 +1,4 @@
-import { LogType, RedemptionStatus } from '@switchyard/domain';
+import { LogType, logEventOf, RedemptionStatus } from '@switchyard/domain';
 import type { InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engineTargets } from '../test/databases.js';
@@ -158,6 +158,8 @@ for (const engine of engineTargets()) {
         .orderBy('id', 'desc')
         .executeTakeFirstOrThrow();
       expect(log).toMatchObject({ quota: 2500, username: 'buyer' });
+      // The console writes the sentence in the reader's language from these fields.
+      expect(logEventOf(JSON.parse(log.metadata))).toMatchObject({ kind: 'redeem', code_id: row.id });
       expect(await count('logs')).toBe(logs + 1);
 
       const again = await topup(user, key!);

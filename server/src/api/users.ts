@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import {
   ErrorCode,
+  type LogEvent,
   LogType,
   Role,
   type UserCreateInput,
@@ -326,7 +327,11 @@ export async function adjustUserQuota({
       quota: delta,
       created_at: now,
       // The administrator's address stays in the audit log: users read their own logs.
-      metadata: JSON.stringify({ remark: body.remark, balance }),
+      metadata: JSON.stringify({
+        remark: body.remark,
+        balance,
+        event: { kind: 'admin_quota', ...(body.remark ? { remark: body.remark } : {}) } satisfies LogEvent,
+      }),
     }),
   );
   if (!outcome.ok) {

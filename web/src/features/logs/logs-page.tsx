@@ -37,6 +37,7 @@ import {
   toInputTime,
   USER_LOG_FILTERS,
 } from './log-filters';
+import { logText } from './log-text';
 
 interface LogView {
   id: number;
@@ -109,7 +110,7 @@ function DetailDialog({ log, onClose, raw }: { log: LogView; onClose: () => void
           ] as [string, string],
         ]
       : []),
-    ...(log.content ? [[t('user.log.content'), log.content] as [string, string]] : []),
+    ...(log.content ? [[t('user.log.content'), logText(log, t, formatQuota)] as [string, string]] : []),
   ];
   return (
     <Dialog open onClose={onClose} maxWidth="sm" fullWidth>
@@ -340,8 +341,8 @@ export default function LogsPage() {
           >
             <InfoOutlined fontSize="small" />
           </IconButton>
-          <Typography variant="body2" noWrap title={r.content}>
-            {r.content}
+          <Typography variant="body2" noWrap title={logText(r, t, formatQuota)}>
+            {logText(r, t, formatQuota)}
           </Typography>
         </Stack>
       ),
