@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import fastifyCookie from '@fastify/cookie';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -31,27 +31,27 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
   const nextRequestId = requestIdSource();
   let hot: HotRelay | undefined;
   let realtime: RealtimeGateway | undefined;
-  let serveRequest: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
+  let server: Server | undefined;
   const drain = new Drain();
   const limits = { ...s.config.connections, trustedProxies: s.config.trustedProxies };
   const app = Fastify({
     // The relay's POST routes are served before Fastify sees the request (relay/hot-relay.ts); both
     // share this server's timeouts and per-address cap (http/connection-guard.ts).
     serverFactory: (handler) => {
-      serveRequest = (req, res) => {
+      const created = createServer(serverOptions(limits), (req, res) => {
         drain.mark(res);
         markReply(req, res);
         if (!hot?.serve(req, res)) handler(req, res);
-      };
-      const server = createServer(serverOptions(limits), serveRequest);
+      });
+      server = created;
       // A request with `Upgrade:` reaches this event, not 'request', once anything listens to it:
       // the Realtime API's WebSocket, and any other upgrade answered as a plain request.
-      server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      created.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
         if (realtime) realtime.upgrade(req, socket, head);
         else socket.destroy();
       });
-      guardConnections(server, limits);
-      return server;
+      guardConnections(created, limits);
+      return created;
     },
     logger: {
       level: s.config.logLevel,
@@ -102,7 +102,7 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
     log: app.log,
     nextRequestId,
     ipOf: hot.ipOf,
-    serveHttp: (req, res) => serveRequest?.(req, res),
+    serveAgain: (socket) => server?.emit('connection', socket),
   });
   // A stop ends the Realtime sessions (after a response in progress) so the server can close.
   const realtimeGateway = realtime;

@@ -39,8 +39,8 @@ export interface RealtimeGatewayOptions {
   log: FastifyBaseLogger;
   nextRequestId: () => string;
   ipOf: (req: IncomingMessage) => string;
-  /** The server's request handler, for upgrade requests that are not Realtime sessions. */
-  serveHttp: (req: IncomingMessage, res: ServerResponse) => void;
+  /** Gives the HTTP server a socket to parse anew: upgrade requests that are not Realtime sessions. */
+  serveAgain: (socket: Duplex) => void;
 }
 
 /** The subprotocols a client offered (`Sec-WebSocket-Protocol`). */
@@ -123,16 +123,32 @@ export class RealtimeGateway {
     this.wss.close();
   }
 
+  /**
+   * Hands an upgrade request that is no Realtime session back to the HTTP server as the plain
+   * request it also is: its head is written again without `Upgrade` (and `Connection`'s upgrade
+   * tokens) in front of what followed, and the server parses the socket anew, body and keep-alive
+   * included.
+   */
   private asPlainRequest(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    const res = new ServerResponse(req);
-    res.shouldKeepAlive = false;
-    res.assignSocket(socket as Socket);
-    res.on('finish', () => {
-      res.detachSocket(socket as Socket);
-      socket.end();
-    });
-    if (head.length > 0) socket.unshift(head);
-    this.o.serveHttp(req, res);
+    const lines = [`${req.method} ${req.url} HTTP/${req.httpVersion}`];
+    const raw = req.rawHeaders;
+    for (let i = 0; i + 1 < raw.length; i += 2) {
+      const name = raw[i]!;
+      const lower = name.toLowerCase();
+      if (lower === 'upgrade' || lower === 'http2-settings') continue;
+      let value = raw[i + 1]!;
+      if (lower === 'connection') {
+        value = value
+          .split(',')
+          .map((v) => v.trim())
+          .filter((v) => !/^(upgrade|http2-settings)$/i.test(v))
+          .join(', ');
+        if (value === '') continue;
+      }
+      lines.push(`${name}: ${value}`);
+    }
+    socket.unshift(Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1'), head]));
+    this.o.serveAgain(socket);
   }
 
   private async open(

@@ -150,7 +150,13 @@ export class RealtimeSession {
   /** The node is stopping: the session closes (1001) as soon as no response is in progress. */
   stop(): void {
     this.stopping = true;
-    if (this.open.size === 0) this.closeBoth(1001, 'server shutting down');
+    if (this.open.size === 0) {
+      this.closeBoth(1001, 'server shutting down');
+      return;
+    }
+    // A response that never ends does not hold the stop for ever.
+    this.drainTimer = setTimeout(() => this.closeBoth(1001, 'server shutting down'), REALTIME_DRAIN_MS);
+    this.drainTimer.unref();
   }
 
   /** Ends the session: the client is told why (an `error` event, after what it was already sent), then the code. */

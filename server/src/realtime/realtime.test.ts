@@ -339,22 +339,29 @@ for (const target of engineTargets()) {
       await settled(t);
     });
 
-    it('answers other upgrade requests as plain HTTP', async () => {
-      const text = await new Promise<string>((resolve, reject) => {
-        const socket = net.connect(port, '127.0.0.1', () => {
-          socket.write(
-            'GET /api/status HTTP/1.1\r\nHost: x\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQCAAAAAAIAAAAA\r\n\r\n',
-          );
+    it('answers other upgrade requests as the plain requests they also are, bodies included', async () => {
+      const exchange = (request: string) =>
+        new Promise<string>((resolve, reject) => {
+          const socket = net.connect(port, '127.0.0.1', () => socket.write(request));
+          let out = '';
+          socket.on('data', (d) => {
+            out += d.toString();
+          });
+          socket.on('end', () => resolve(out));
+          socket.on('error', reject);
         });
-        let out = '';
-        socket.on('data', (d) => {
-          out += d.toString();
-        });
-        socket.on('end', () => resolve(out));
-        socket.on('error', reject);
-      });
-      expect(text.startsWith('HTTP/1.1 200')).toBe(true);
-      expect(text).toContain('"success":true');
+      // What curl --http2 sends to an http:// URL.
+      const h2c =
+        'Connection: Upgrade, HTTP2-Settings, close\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQCAAAAAAIAAAAA\r\n';
+      const status = await exchange(`GET /api/status HTTP/1.1\r\nHost: x\r\n${h2c}\r\n`);
+      expect(status.startsWith('HTTP/1.1 200')).toBe(true);
+      expect(status).toContain('"success":true');
+      const body = JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] });
+      const chat = await exchange(
+        `POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer sk-wrong\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n${h2c}\r\n${body}`,
+      );
+      expect(chat.startsWith('HTTP/1.1 401')).toBe(true);
+      expect(chat).toContain('invalid_api_key');
     });
 
     describe('outbound', () => {
