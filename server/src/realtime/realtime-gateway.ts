@@ -1,5 +1,4 @@
-import { type IncomingMessage, ServerResponse, STATUS_CODES } from 'node:http';
-import type { Socket } from 'node:net';
+import { type IncomingMessage, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { providerById } from '@switchyard/domain';
 import type { FastifyBaseLogger } from 'fastify';
