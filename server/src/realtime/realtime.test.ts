@@ -1,6 +1,7 @@
 import net, { type AddressInfo } from 'node:net';
 import OpenAI from 'openai';
 import { OpenAIRealtimeWS } from 'openai/beta/realtime/ws';
+import { OpenAIRealtimeWS as OpenAIRealtimeGA } from 'openai/realtime/ws';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { engineTargets } from '../test/databases.js';
@@ -190,6 +191,35 @@ for (const target of engineTargets()) {
       expect(await quotaOf()).toBe(before - 2 * COST);
       const user = (await t.s.repos.users.byId(userId))!;
       expect(user.used_quota).toBe(2 * COST);
+    });
+
+    it("serves the SDK's generally available client (no beta header passed on)", async () => {
+      const { id: tokenId, key } = await createToken(t, userCookie);
+      const seen = up.connections.length;
+      const client = new OpenAI({ apiKey: key, baseURL: `http://127.0.0.1:${port}/v1` });
+      const rt = new OpenAIRealtimeGA(
+        {
+          model: MODEL,
+          options: {
+            createConnection: ((opts: { port: number; host: string }) =>
+              net.connect(Number(opts.port), opts.host)) as never,
+          },
+        },
+        client,
+      );
+      const events: { type: string }[] = [];
+      rt.on('event', (e) => events.push(e as never));
+      rt.on('error', () => {});
+      await until('session.created', () => events.some((e) => e.type === 'session.created'));
+      rt.send({ type: 'response.create' } as never);
+      await until('response.done', () => events.some((e) => e.type === 'response.done'));
+      const closed = new Promise((resolve) => rt.socket.on('close', resolve));
+      rt.close();
+      await closed;
+      await until('upstream closed', () => up.connections[seen]?.closed);
+      await settled(t);
+      expect(up.connections[seen]!.headers['openai-beta']).toBeUndefined();
+      expect((await logsOf(tokenId)).map((l) => l.quota)).toEqual([COST]);
     });
 
     it('refuses a wrong key with 401 before the upgrade, and never reaches the upstream', async () => {
