@@ -14,7 +14,6 @@ const TOKEN_START = 1_000_000;
 const COST = 14;
 
 for (const target of engineTargets()) {
-  if (target.engine === 'mysql') continue;
   describe.skipIf(target.skipReason !== undefined)(`realtime faults (${target.engine})`, () => {
     let up: FakeRealtime;
     let db: TestDatabase | undefined;

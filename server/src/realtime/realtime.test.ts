@@ -34,7 +34,6 @@ async function until<T>(
 }
 
 for (const target of engineTargets()) {
-  if (target.engine === 'mysql') continue;
   describe.skipIf(target.skipReason !== undefined)(`realtime relay (${target.engine})`, () => {
     let t: TestApp;
     let up: FakeRealtime;
