@@ -389,6 +389,7 @@ export class RealtimeGateway {
 
   /** An HTTP error on the socket before any upgrade, in OpenAI's error shape. */
   private refuse(socket: Duplex, err: RelayError, requestId: string): void {
+    this.s.ops?.metrics?.relay.failed(REALTIME_PATH, err.status);
     if (socket.destroyed || !socket.writable) {
       socket.destroy();
       return;

@@ -356,6 +356,17 @@ export class RealtimeSession {
     metadata.response_status = String(response.status ?? '');
     const nowMs = s.clock.nowMs();
     const began = startedMs ?? nowMs;
+    // One relay call per response in the metrics, on the route of the session (status 101).
+    s.ops?.metrics?.relay.settled(
+      '/v1/realtime',
+      selection.billedModel,
+      selection.channel.id,
+      101,
+      nowMs - began,
+      nowMs - began,
+      this.responses === 1 ? this.p.firstByteMs : 0,
+      breakdown.quota,
+    );
     const work = s.relay.ledger
       .settle(
         reservation,

@@ -48,6 +48,7 @@ for (const target of engineTargets()) {
         engine: target,
         env: {
           REALTIME_MAX_MESSAGE_BYTES: '64kb',
+          METRICS_TOKEN: 'metrics-token-0123456789',
           REALTIME_SESSIONS_PER_TOKEN: '2',
           // Upgraded connections must outlive the HTTP deadlines of ordinary requests.
           HTTP_HEADERS_TIMEOUT_SECONDS: '1',
@@ -190,6 +191,20 @@ for (const target of engineTargets()) {
       expect(await quotaOf()).toBe(before - 2 * COST);
       const user = (await t.s.repos.users.byId(userId))!;
       expect(user.used_quota).toBe(2 * COST);
+      const metrics = await t.call({
+        method: 'GET',
+        url: '/metrics',
+        headers: { authorization: 'Bearer metrics-token-0123456789' },
+      });
+      const line = metrics.body
+        .split('\n')
+        .find(
+          (l) =>
+            l.startsWith('switchyard_relay_requests_total{') &&
+            l.includes('route="/v1/realtime"') &&
+            l.includes('status="101"'),
+        );
+      expect(line?.endsWith(' 2')).toBe(true);
     });
 
     it("serves the SDK's generally available client (no beta header passed on)", async () => {
