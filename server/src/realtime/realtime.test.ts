@@ -465,3 +465,56 @@ for (const target of engineTargets()) {
     });
   });
 }
+
+describe('realtime relay: a stopping node', () => {
+  it('lets the response in progress finish and bill, then closes the session with 1001', async () => {
+    const up = await startFakeRealtime({ apiKey: UPSTREAM_KEY });
+    const t = await createTestApp();
+    try {
+      await t.app.listen({ port: 0, host: '127.0.0.1' });
+      const port = (t.app.server.address() as AddressInfo).port;
+      const root = await t.signIn('root', ROOT_PASSWORD);
+      await t.call({
+        method: 'POST',
+        url: '/api/prices/single',
+        headers: { cookie: root },
+        payload: { model: MODEL, type: 'tokens', channel_type: 1, input: 1, output: 2 },
+      });
+      await createChannel(t, root, {
+        name: 'realtime',
+        key: UPSTREAM_KEY,
+        base_url: up.url,
+        models: [MODEL],
+      });
+      const { id: tokenId, key } = await createToken(t, root);
+      up.setScenario({
+        text: 'one two three four five six',
+        usage: { input: 10, output: 2 },
+        deltaDelayMs: 50,
+      });
+      const ws = new WebSocket(`ws://127.0.0.1:${port}/v1/realtime?model=${MODEL}`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      const types: string[] = [];
+      ws.on('message', (d) => types.push((JSON.parse(String(d)) as { type: string }).type));
+      const closed = new Promise<number>((resolve) => ws.on('close', (code) => resolve(code)));
+      await until('session.created', () => types.includes('session.created'));
+      ws.send(JSON.stringify({ type: 'response.create' }));
+      await until('a delta', () => types.includes('response.text.delta'));
+      const stopped = t.app.close();
+      expect(await closed).toBe(1001);
+      await stopped;
+      expect(types).toContain('response.done');
+      await settled(t);
+      const logs = await t.s.database.db
+        .selectFrom('logs')
+        .select('quota')
+        .where('token_id', '=', tokenId)
+        .execute();
+      expect(logs.map((l) => l.quota)).toEqual([COST]);
+    } finally {
+      await t.close();
+      await up.close();
+    }
+  });
+});
