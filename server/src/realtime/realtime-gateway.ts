@@ -29,6 +29,8 @@ import { type OpenedUpstream, openRealtimeUpstream, RealtimeUpstreamFailure } fr
 export const REALTIME_PATH = '/v1/realtime';
 const KEY_PROTOCOL = 'openai-insecure-api-key.';
 const BETA_PROTOCOL = 'openai-beta.realtime-v1';
+/** A Sec-WebSocket-Key: 16 bytes in base64. */
+const WS_KEY = /^[+/0-9A-Za-z]{21}[AQgw]==$/;
 /** Pings both peers this often; one that has not answered the previous ping is cut. */
 const HEARTBEAT_MS = 30_000;
 /** Catalog protocols whose Realtime API is OpenAI's own URL and auth. */
@@ -104,6 +106,15 @@ export class RealtimeGateway {
     socket.on('error', () => {});
     const requestId = requestIdOf(req.headers, this.o.nextRequestId);
     const log = this.o.log.child({ reqId: requestId });
+    // What ws would refuse at the upgrade is refused before any reserve or upstream is taken.
+    const version = String(req.headers['sec-websocket-version'] ?? '');
+    if (
+      !WS_KEY.test(String(req.headers['sec-websocket-key'] ?? '')) ||
+      (version !== '8' && version !== '13')
+    ) {
+      this.refuse(socket, relayErrors.badRequest('Not a valid WebSocket handshake'), requestId);
+      return;
+    }
     this.open(req, socket, head, requestId, log).catch((err: unknown) => {
       this.refuse(socket, asRelayError(err, log), requestId);
     });
@@ -195,12 +206,16 @@ export class RealtimeGateway {
     const onGone = () => left.abort();
     socket.once('close', onGone);
     try {
-      const amount = reserveAmount({
+      const estimate = reserveAmount({
         price,
         groupRatio: caller.group.ratio,
         promptTokens: 0,
         preConsumedQuota: s.options.current.PreConsumedQuota,
       });
+      // Each response is billed after it happened: a reserve of at least 1 keeps an empty balance
+      // from opening or going on with a session whose price is not free (PreConsumedQuota 0).
+      const paid = price.type === 'times' ? price.input > 0 : price.input > 0 || price.output > 0;
+      const amount = paid && caller.group.ratio > 0 ? Math.max(1, estimate) : estimate;
       reservation = await r.ledger.reserve({
         userId: caller.user.id,
         tokenId: caller.token.id,
@@ -230,7 +245,9 @@ export class RealtimeGateway {
       }
       const held = reservation.reservation;
       reservation = undefined;
+      let upgraded = false;
       this.wss.handleUpgrade(req, socket, head, (client) => {
+        upgraded = true;
         const session = new RealtimeSession({
           s,
           caller,
@@ -255,6 +272,12 @@ export class RealtimeGateway {
         });
         r.pending.track(ended);
       });
+      // ws answered the handshake itself (400: a bad Sec-WebSocket-Key or version) and called nothing back.
+      if (!upgraded) {
+        upstream.ws.terminate();
+        release();
+        await r.ledger.release(held);
+      }
     } catch (err) {
       socket.off('close', onGone);
       release();

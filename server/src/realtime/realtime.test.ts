@@ -261,6 +261,29 @@ for (const target of engineTargets()) {
       expect(up.connections.length).toBe(seen);
     });
 
+    it('refuses a broken WebSocket handshake with 400 before reserving or reaching the upstream', async () => {
+      const { key } = await createToken(t, userCookie);
+      const seen = up.connections.length;
+      const before = await quotaOf();
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = net.connect(port, '127.0.0.1', () =>
+          socket.write(
+            `GET /v1/realtime?model=${MODEL} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: not-a-key\r\n\r\n`,
+          ),
+        );
+        let out = '';
+        socket.on('data', (d) => {
+          out += d.toString();
+        });
+        socket.on('end', () => resolve(out));
+        socket.on('error', reject);
+      });
+      expect(answer.startsWith('HTTP/1.1 400')).toBe(true);
+      expect(up.connections.length).toBe(seen);
+      await settled(t);
+      expect(await quotaOf()).toBe(before);
+    });
+
     it('takes the key from the browser subprotocol and never echoes it', async () => {
       const { id: tokenId, key } = await createToken(t, userCookie);
       const seen = up.connections.length;
@@ -311,6 +334,12 @@ for (const target of engineTargets()) {
       expect(errors[0]!.message).toContain('403');
       await settled(t);
       expect(await quotaOf()).toBe(RESERVE - 1);
+      // With no PreConsumedQuota an empty balance still opens no session: it reserves at least 1.
+      await t.s.options.update({ PreConsumedQuota: '0' });
+      await t.s.repos.users.update(userId, { quota: 0 });
+      const empty = await connect(key);
+      await until('error', () => empty.errors.length > 0);
+      expect(empty.errors[0]!.message).toContain('403');
     });
 
     it('tells the client when the upstream drops mid-response and bills only the responses it finished', async () => {
