@@ -16,7 +16,7 @@ import { asRelayError } from '../relay/relay-routes.js';
 import type { Selection } from '../relay/routing/channel-selector.js';
 import type { RelayCaller } from '../relay/token-auth.js';
 import type { Services } from '../services.js';
-import { RealtimeSession } from './realtime-session.js';
+import { REALTIME_DRAIN_MS, RealtimeSession } from './realtime-session.js';
 import { type OpenedUpstream, openRealtimeUpstream, RealtimeUpstreamFailure } from './realtime-upstream.js';
 
 // `GET /v1/realtime?model=...` upgraded to a WebSocket and relayed to an OpenAI-protocol channel.
@@ -126,7 +126,8 @@ export class RealtimeGateway {
     if (this.heartbeat) clearInterval(this.heartbeat);
     this.heartbeat = undefined;
     const ended = [...this.sessions].map((session) => {
-      session.stop();
+      // Within the node's drain time: what is cut after it is not waited for.
+      session.stop(Math.min(REALTIME_DRAIN_MS, this.s.config.shutdownDrainMs));
       return session.ended;
     });
     await Promise.all(ended);

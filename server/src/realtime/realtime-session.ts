@@ -147,15 +147,15 @@ export class RealtimeSession {
     }
   }
 
-  /** The node is stopping: the session closes (1001) as soon as no response is in progress. */
-  stop(): void {
+  /** The node is stopping: the session closes (1001) once no response is in progress, within `boundMs`. */
+  stop(boundMs = REALTIME_DRAIN_MS): void {
     this.stopping = true;
     if (this.open.size === 0) {
       this.closeBoth(1001, 'server shutting down');
       return;
     }
     // A response that never ends does not hold the stop for ever.
-    this.drainTimer = setTimeout(() => this.closeBoth(1001, 'server shutting down'), REALTIME_DRAIN_MS);
+    this.drainTimer = setTimeout(() => this.closeBoth(1001, 'server shutting down'), boundMs);
     this.drainTimer.unref();
   }
 
