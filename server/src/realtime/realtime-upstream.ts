@@ -131,15 +131,33 @@ export function openRealtimeUpstream(r: UpstreamOpenRequest): Promise<OpenedUpst
       headers: headersFor(r.channel, key, r.beta),
       // A socket made under the channel's route; for wss its TLS is done by the connector.
       createConnection: createConnection as unknown as typeof net.createConnection,
-      handshakeTimeout: r.channel.connection?.timeouts?.connectMs ?? DEFAULT_CONNECT_MS,
       maxPayload: r.maxMessageBytes,
       perMessageDeflate: false,
       followRedirects: false,
     });
     let settled = false;
+    // The whole opening, connection and handshake, within the connect timeout: ws's own handshake
+    // timeout never fires on a socket handed over by createConnection's callback.
+    const openMs = r.channel.connection?.timeouts?.connectMs ?? DEFAULT_CONNECT_MS;
+    const timer = setTimeout(() => {
+      fail(
+        new RealtimeUpstreamFailure(
+          {
+            status: 0,
+            message: `The upstream did not open the session within ${openMs} ms`,
+            type: 'upstream_error',
+            code: 'upstream_timeout',
+            param: null,
+          },
+          true,
+        ),
+      );
+    }, openMs);
+    timer.unref();
     const fail = (failure: RealtimeUpstreamFailure) => {
       if (settled) return;
       settled = true;
+      clearTimeout(timer);
       r.signal.removeEventListener('abort', onAbort);
       ws.removeAllListeners();
       ws.on('error', () => {});
@@ -177,6 +195,7 @@ export function openRealtimeUpstream(r: UpstreamOpenRequest): Promise<OpenedUpst
     ws.once('open', () => {
       if (settled) return;
       settled = true;
+      clearTimeout(timer);
       r.signal.removeEventListener('abort', onAbort);
       ws.removeAllListeners('error');
       ws.removeAllListeners('unexpected-response');

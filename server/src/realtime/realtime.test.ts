@@ -469,6 +469,36 @@ for (const target of engineTargets()) {
         await socks?.close();
       });
 
+      it('gives up on an upstream that accepts and never answers the handshake (502, reserve back)', async () => {
+        const silent = net.createServer((socket) => socket.on('error', () => {}));
+        await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+        try {
+          const silentUrl = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+          await t.call({
+            method: 'POST',
+            url: '/api/prices/single',
+            headers: { cookie: root },
+            payload: { model: 'gpt-rt-silent', type: 'tokens', channel_type: 1, input: 1, output: 2 },
+          });
+          await createChannel(t, root, {
+            name: 'silent',
+            key: UPSTREAM_KEY,
+            base_url: silentUrl,
+            models: ['gpt-rt-silent'],
+            plugin: { upstream: { connect_timeout: 0.5 } },
+          });
+          const { key } = await createToken(t, userCookie);
+          const before = await quotaOf();
+          const { errors } = await connect(key, 'gpt-rt-silent');
+          await until('refusal', () => errors.length > 0);
+          expect(errors[0]!.message).toContain('502');
+          await settled(t);
+          expect(await quotaOf()).toBe(before);
+        } finally {
+          silent.close();
+        }
+      });
+
       it('refuses an upstream the address policy forbids (502 before the upgrade)', async () => {
         const { key } = await createToken(t, userCookie);
         const { errors } = await connect(key, 'gpt-rt-far');
