@@ -89,11 +89,6 @@ export class RealtimeGateway {
     this.connector = new SocketConnector(s.relay.upstream.policy);
   }
 
-  /** Open sessions on this node (tests, metrics). */
-  get openSessions(): number {
-    return this.sessions.size;
-  }
-
   /** The server's 'upgrade' event. */
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     const path = (req.url ?? '').split('?')[0]?.replace(/\/+$/, '');

@@ -74,8 +74,8 @@ export class RealtimeSession {
   private finished = false;
   private drainTimer: NodeJS.Timeout | undefined;
   /** Set after a ping; a peer that has not answered by the next one is cut. */
-  clientAlive = true;
-  upstreamAlive = true;
+  private clientAlive = true;
+  private upstreamAlive = true;
   /** A stopping node: the session ends as soon as no response is in progress. */
   private stopping = false;
   /** A reserve was refused: the session is being cut; responses already done still settle (reserves of 0). */
@@ -87,7 +87,7 @@ export class RealtimeSession {
   readonly ended = new Promise<void>((resolve) => {
     this.endResolve = resolve;
   });
-  responses = 0;
+  private responses = 0;
 
   private readonly upstream: WebSocket;
   private readonly client: WebSocket;
@@ -96,10 +96,6 @@ export class RealtimeSession {
     this.reservation = p.reservation;
     this.upstream = p.upstream.ws;
     this.client = p.client;
-  }
-
-  get caller(): RelayCaller {
-    return this.p.caller;
   }
 
   start(): void {
