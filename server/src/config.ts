@@ -127,6 +127,9 @@ const envSchema = z.object({
   HTTP_KEEP_ALIVE_SECONDS: z.coerce.number().int('must be a whole number').min(1).max(3600).default(65),
   HTTP_IDLE_TIMEOUT_SECONDS: z.coerce.number().int('must be a whole number').min(0).max(86_400).default(120),
   MAX_CONNECTIONS_PER_IP: z.coerce.number().int('must be a whole number').min(0).default(256),
+  REALTIME_MAX_MESSAGE_BYTES: byteSize.default(8 * 1024 * 1024),
+  REALTIME_SESSIONS_PER_IP: z.coerce.number().int('must be a whole number').min(0).default(16),
+  REALTIME_SESSIONS_PER_TOKEN: z.coerce.number().int('must be a whole number').min(0).default(16),
 });
 
 export interface Config {
@@ -187,6 +190,8 @@ export interface Config {
     idleTimeoutMs: number;
     maxConnectionsPerIp: number;
   };
+  /** The Realtime API relay (/v1/realtime): largest WebSocket message either way; open sessions per client address and per key on this node (0 = no cap). */
+  realtime: { maxMessageBytes: number; sessionsPerIp: number; sessionsPerToken: number };
 }
 
 export class ConfigError extends Error {
@@ -258,6 +263,11 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       keepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_SECONDS * 1000,
       idleTimeoutMs: e.HTTP_IDLE_TIMEOUT_SECONDS * 1000,
       maxConnectionsPerIp: e.MAX_CONNECTIONS_PER_IP,
+    },
+    realtime: {
+      maxMessageBytes: e.REALTIME_MAX_MESSAGE_BYTES,
+      sessionsPerIp: e.REALTIME_SESSIONS_PER_IP,
+      sessionsPerToken: e.REALTIME_SESSIONS_PER_TOKEN,
     },
   };
 }
