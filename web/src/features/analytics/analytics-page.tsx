@@ -16,8 +16,8 @@ import { useSearchParams } from 'react-router';
 import type { MessageKey } from '../../i18n/message-key';
 import { apiGet } from '../../lib/api-client';
 import { currencyTickDigits } from '../../lib/chart-ticks';
+import { useSiteInfo } from '../../lib/site-info';
 import { PageHeader } from '../admin/page-header';
-import { useSiteInfo } from '../site/site-info';
 import {
   type AnalyticsPeriod,
   type AnalyticsStatistics,

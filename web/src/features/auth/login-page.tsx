@@ -9,12 +9,12 @@ import { useMutation } from '@tanstack/react-query';
 import { useForm } from 'react-hook-form';
 import { useTranslation } from 'react-i18next';
 import { Link as RouterLink, useNavigate } from 'react-router';
-import { PANEL_BASE } from '../../app/routes';
+import { PANEL_BASE } from '../../app/panel-paths';
 import { type SessionUser, useSession } from '../../app/session-context';
 import { apiPost } from '../../lib/api-client';
 import { lazySchema, schemaResolver } from '../../lib/form-resolver';
+import { useSiteInfo } from '../../lib/site-info';
 import { toast } from '../../lib/toast';
-import { useSiteInfo } from '../site/site-info';
 import { AuthCard } from './auth-card';
 import { ThirdPartyLogin } from './third-party-login';
 

@@ -4,7 +4,7 @@ import Typography from '@mui/material/Typography';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useLocation, useNavigate, useSearchParams } from 'react-router';
-import { PANEL_BASE } from '../../app/routes';
+import { PANEL_BASE } from '../../app/panel-paths';
 import { type SessionUser, useSession } from '../../app/session-context';
 import { request } from '../../lib/api-client';
 import { readText, StorageKey } from '../../lib/storage';

@@ -10,7 +10,7 @@ import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
-import { PANEL_BASE } from '../../app/routes';
+import { PANEL_BASE } from '../../app/panel-paths';
 import { type SessionUser, useSession } from '../../app/session-context';
 import { apiGet } from '../../lib/api-client';
 import { readText, StorageKey } from '../../lib/storage';

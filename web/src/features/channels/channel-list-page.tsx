@@ -40,11 +40,11 @@ import {
   useTableState,
 } from '../../components/data-table';
 import { api, apiGet, apiPost } from '../../lib/api-client';
+import { useSiteInfo } from '../../lib/site-info';
 import { toast } from '../../lib/toast';
 import { PageHeader } from '../admin/page-header';
 import { SearchField } from '../admin/search-field';
 import { useAdminAction } from '../admin/use-admin-action';
-import { useSiteInfo } from '../site/site-info';
 import { announceBalanceReport, BalanceReportDialog } from './balance-report-dialog';
 import {
   allChannels,

@@ -20,10 +20,10 @@ import { CopyField } from '../../components/copy-field';
 import type { MessageKey } from '../../i18n/message-key';
 import { currencyTickDigits } from '../../lib/chart-ticks';
 import { useQuotaFormat } from '../../lib/quota-format';
+import { useSiteInfo } from '../../lib/site-info';
 import { useInviteLink } from '../account/use-invite-link';
 import { useSelf } from '../account/use-self';
 import { useAvailableModels } from '../model-price/use-available-models';
-import { useSiteInfo } from '../site/site-info';
 import { type DailyModelUsage, lastSevenDays, seriesByModel, totalsOn, useDashboard } from './use-dashboard';
 
 type Metric = 'quota' | 'requests' | 'tokens';

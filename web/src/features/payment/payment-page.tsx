@@ -36,10 +36,10 @@ import { useConfirm } from '../../components/confirm-dialog';
 import { type DataColumn, DataTable, useTableQuery, useTableState } from '../../components/data-table';
 import type { MessageKey } from '../../i18n/message-key';
 import { api, apiGet, apiPut } from '../../lib/api-client';
+import { useSiteInfo } from '../../lib/site-info';
 import { PageHeader } from '../admin/page-header';
 import { SearchField } from '../admin/search-field';
 import { useAdminAction } from '../admin/use-admin-action';
-import { useSiteInfo } from '../site/site-info';
 import { GatewayDialog, type GatewayView } from './gateway-dialog';
 
 const GATEWAYS = '/api/payment';

@@ -26,9 +26,9 @@ import { useSession } from '../../app/session-context';
 import { apiGet } from '../../lib/api-client';
 import { fillChatLink, serverAddress, visibleChatLinks } from '../../lib/chat-links';
 import { useQuotaFormat } from '../../lib/quota-format';
+import { useSiteInfo } from '../../lib/site-info';
 import { useSelf } from '../account/use-self';
 import { useAvailableModels } from '../model-price/use-available-models';
-import { useSiteInfo } from '../site/site-info';
 import { type ChatMessage, type ChatUsage, streamChat } from './chat-stream';
 
 const PLAYGROUND_TOKEN = PLAYGROUND_TOKEN_NAME;

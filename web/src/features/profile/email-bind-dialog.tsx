@@ -9,10 +9,10 @@ import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { apiGet } from '../../lib/api-client';
+import { useSiteInfo } from '../../lib/site-info';
 import { toast } from '../../lib/toast';
 import { Turnstile } from '../auth/turnstile';
 import { useCountdown } from '../auth/use-countdown';
-import { useSiteInfo } from '../site/site-info';
 
 const RESEND_SECONDS = 60;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;

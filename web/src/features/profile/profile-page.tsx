@@ -28,12 +28,12 @@ import { apiGet, apiPost, apiPut } from '../../lib/api-client';
 import { basePath } from '../../lib/base-path';
 import { copyText } from '../../lib/clipboard';
 import { schemaResolver } from '../../lib/form-resolver';
+import { type SiteInfo, useSiteInfo } from '../../lib/site-info';
 import { toast } from '../../lib/toast';
 import { useInviteLink } from '../account/use-invite-link';
 import { selfQueryKey, useSelf } from '../account/use-self';
 import { fetchOAuthState, fetchOidcEndpoint, githubAuthorizeUrl, larkAuthorizeUrl } from '../auth/oauth';
 import { WechatLoginDialog } from '../auth/wechat-login-dialog';
-import { type SiteInfo, useSiteInfo } from '../site/site-info';
 import { EmailBindDialog } from './email-bind-dialog';
 import { PasskeysCard } from './passkeys-card';
 

@@ -31,12 +31,12 @@ import { useConfirm } from '../../components/confirm-dialog';
 import { type DataColumn, DataTable, useTableQuery, useTableState } from '../../components/data-table';
 import { api, apiGet, apiPost, apiPut } from '../../lib/api-client';
 import { copyText } from '../../lib/clipboard';
+import { useSiteInfo } from '../../lib/site-info';
 import { toast } from '../../lib/toast';
 import { FormDialog, type FormValues, num } from '../admin/form-dialog';
 import { PageHeader } from '../admin/page-header';
 import { SearchField } from '../admin/search-field';
 import { useAdminAction } from '../admin/use-admin-action';
-import { useSiteInfo } from '../site/site-info';
 import { downloadText } from './download';
 
 const PATH = '/api/redemption';

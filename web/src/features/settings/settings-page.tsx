@@ -22,9 +22,9 @@ import { useConfirm } from '../../components/confirm-dialog';
 import { MarkdownContent } from '../../components/markdown-content';
 import type { MessageKey } from '../../i18n/message-key';
 import { ApiError, api, apiGet, apiPut } from '../../lib/api-client';
+import { statusQueryKey } from '../../lib/site-info';
 import { toast } from '../../lib/toast';
 import { PageHeader } from '../admin/page-header';
-import { statusQueryKey } from '../site/site-info';
 import { type CardProblem, changedValues, checkCard, type OptionRow } from './settings-form';
 import { PREVIEWED, SETTINGS_LAYOUT, type SettingsCard } from './settings-layout';
 

@@ -18,8 +18,8 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { MessageKey } from '../../i18n/message-key';
 import { apiPost, apiPut } from '../../lib/api-client';
+import { useSiteInfo } from '../../lib/site-info';
 import { type UserGroupSummary, useUserGroupMap } from '../site/catalog';
-import { useSiteInfo } from '../site/site-info';
 import {
   emptyTokenForm,
   type TokenFormErrors,

@@ -38,8 +38,8 @@ import { api, apiGet, apiPut } from '../../lib/api-client';
 import { fillChatLink, serverAddress, visibleChatLinks } from '../../lib/chat-links';
 import { copyText } from '../../lib/clipboard';
 import { useQuotaFormat } from '../../lib/quota-format';
+import { useSiteInfo } from '../../lib/site-info';
 import { toast } from '../../lib/toast';
-import { useSiteInfo } from '../site/site-info';
 import { TokenDialog } from './token-dialog';
 
 const STATUS_TEXT: Record<number, MessageKey> = {

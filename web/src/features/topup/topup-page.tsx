@@ -36,9 +36,9 @@ import { useSearchParams } from 'react-router';
 import type { MessageKey } from '../../i18n/message-key';
 import { apiGet, apiPost } from '../../lib/api-client';
 import { useQuotaFormat } from '../../lib/quota-format';
+import { useSiteInfo } from '../../lib/site-info';
 import { toast } from '../../lib/toast';
 import { selfQueryKey, useSelf } from '../account/use-self';
-import { useSiteInfo } from '../site/site-info';
 
 /** An enabled payment gateway as GET /api/user/payment lists it. */
 interface Gateway {

@@ -20,10 +20,10 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ApiError, apiPost, apiPut, showErrorToast } from '../../lib/api-client';
+import { useSiteInfo } from '../../lib/site-info';
 import { toast } from '../../lib/toast';
 import { checkForm, type FieldErrors } from '../admin/field-errors';
 import { useGroupSymbols } from '../channels/channel-api';
-import { useSiteInfo } from '../site/site-info';
 import { type QuotaUnit, quotaChange } from './quota-change';
 
 export const USER_PATH = '/api/user';

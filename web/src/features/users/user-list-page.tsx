@@ -25,10 +25,10 @@ import { useTranslation } from 'react-i18next';
 import { useConfirm } from '../../components/confirm-dialog';
 import { type DataColumn, DataTable, useTableQuery, useTableState } from '../../components/data-table';
 import { api, apiPost } from '../../lib/api-client';
+import { useSiteInfo } from '../../lib/site-info';
 import { PageHeader } from '../admin/page-header';
 import { SearchField } from '../admin/search-field';
 import { useAdminAction } from '../admin/use-admin-action';
-import { useSiteInfo } from '../site/site-info';
 import { USER_PATH, UserEditDialog, UserQuotaDialog } from './user-dialogs';
 
 const BINDINGS = [
