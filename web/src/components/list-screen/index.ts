@@ -1,0 +1,9 @@
+export {
+  enabledOptions,
+  type FilterSpec,
+  ListScreen,
+  type ListScreenProps,
+  type RowAction,
+} from './list-screen';
+export { PageHeader } from './page-header';
+export { SEARCH_DELAY_MS, SearchField } from './search-field';
