@@ -7,7 +7,6 @@ import TextField from '@mui/material/TextField';
 import Tooltip from '@mui/material/Tooltip';
 import type { TFunction } from 'i18next';
 import type { ReactNode } from 'react';
-import { useTranslation } from 'react-i18next';
 import { useConfirm } from '../confirm-dialog';
 import {
   type DataColumn,
@@ -56,11 +55,15 @@ export interface ListScreenProps<T, F extends string> {
   moreFilters?: ReactNode;
   /** The header's "create" button. */
   create?: { label: string; run: () => void };
-  /** More header buttons, before the create button. */
+  /** More header buttons, after the create button. */
   actions?: ReactNode;
   /** Buttons acting on the whole list, above the table. */
   toolbar?: ReactNode;
   rowActions?: readonly RowAction<T>[];
+  /** A row's own controls before its buttons (a channel's test button). */
+  rowLead?: (row: T) => ReactNode;
+  /** Between the header and the table (progress of a long action, a summary panel). */
+  banner?: ReactNode;
   selection?: RowSelection;
   subRows?: (row: T) => readonly T[] | undefined;
   emptyText?: string;
@@ -73,9 +76,8 @@ export interface ListScreenProps<T, F extends string> {
  * described by the page, the shared table (page, sort and filters in the URL), the row buttons.
  */
 export function ListScreen<T, const F extends string>(props: ListScreenProps<T, F>) {
-  const { t } = useTranslation();
   const [confirm, ask] = useConfirm();
-  const { controls, rowActions } = props;
+  const { controls, rowActions, rowLead } = props;
 
   const filterBar =
     props.filters || props.moreFilters ? (
@@ -115,9 +117,11 @@ export function ListScreen<T, const F extends string>(props: ListScreenProps<T, 
 
   const actionsOf = (row: T) => {
     const shown = rowActions?.filter((action) => !action.hidden?.(row)) ?? [];
-    if (shown.length === 0) return null;
+    const lead = rowLead?.(row);
+    if (shown.length === 0 && !lead) return null;
     return (
-      <Stack direction="row" sx={{ gap: 0.5, justifyContent: 'flex-end' }}>
+      <Stack direction="row" sx={{ gap: 0.5, justifyContent: 'flex-end', alignItems: 'center' }}>
+        {lead}
         {shown.map((action) => (
           <Tooltip key={action.label} title={action.label}>
             {/* A disabled button gets no pointer events; the span keeps its tooltip. */}
@@ -147,15 +151,16 @@ export function ListScreen<T, const F extends string>(props: ListScreenProps<T, 
       <PageHeader
         actions={
           <>
-            {props.actions}
             {props.create ? (
               <Button variant="contained" startIcon={<AddOutlined />} onClick={props.create.run}>
                 {props.create.label}
               </Button>
             ) : null}
+            {props.actions}
           </>
         }
       />
+      {props.banner}
       <DataTable
         tableId={props.tableId}
         columns={props.columns}
@@ -164,7 +169,7 @@ export function ListScreen<T, const F extends string>(props: ListScreenProps<T, 
         rowKey={props.rowKey}
         filterBar={filterBar}
         toolbar={props.toolbar}
-        {...(rowActions ? { rowActions: actionsOf } : {})}
+        {...(rowActions || rowLead ? { rowActions: actionsOf } : {})}
         {...(props.selection ? { selection: props.selection } : {})}
         {...(props.subRows ? { subRows: props.subRows } : {})}
         {...(props.emptyText ? { emptyText: props.emptyText } : {})}

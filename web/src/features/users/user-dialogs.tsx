@@ -23,7 +23,7 @@ import { ApiError, showErrorToast } from '../../lib/api-client';
 import { useSiteInfo } from '../../lib/site-info';
 import { toast } from '../../lib/toast';
 import { checkForm, type FieldErrors } from '../admin/field-errors';
-import { useGroupSymbols } from '../channels/channel-api';
+import { useGroupSymbols } from '../channels/api';
 import { changeUserQuota, saveUser, USER_PATH } from './api';
 import { type QuotaUnit, quotaChange } from './quota-change';
 
