@@ -3,6 +3,8 @@ export {
   type FilterSpec,
   ListScreen,
   type ListScreenProps,
+  ListTable,
+  type ListTableProps,
   type RowAction,
 } from './list-screen';
 export { PageHeader } from './page-header';

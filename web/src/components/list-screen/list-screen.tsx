@@ -44,7 +44,8 @@ export interface RowAction<T> {
   disabled?: (row: T) => boolean;
 }
 
-export interface ListScreenProps<T, F extends string> {
+/** The list without its screen: the filters, the table and the row buttons (a list inside a tab). */
+export interface ListTableProps<T, F extends string> {
   tableId: string;
   columns: readonly DataColumn<T>[];
   controls: TableControls<F>;
@@ -53,20 +54,23 @@ export interface ListScreenProps<T, F extends string> {
   filters?: readonly FilterSpec<F>[];
   /** Filter inputs no descriptor covers (date ranges), after the described ones. */
   moreFilters?: ReactNode;
-  /** The header's "create" button. */
-  create?: { label: string; run: () => void };
-  /** More header buttons, after the create button. */
-  actions?: ReactNode;
   /** Buttons acting on the whole list, above the table. */
   toolbar?: ReactNode;
   rowActions?: readonly RowAction<T>[];
   /** A row's own controls before its buttons (a channel's test button). */
   rowLead?: (row: T) => ReactNode;
-  /** Between the header and the table (progress of a long action, a summary panel). */
-  banner?: ReactNode;
   selection?: RowSelection;
   subRows?: (row: T) => readonly T[] | undefined;
   emptyText?: string;
+}
+
+export interface ListScreenProps<T, F extends string> extends ListTableProps<T, F> {
+  /** The header's "create" button. */
+  create?: { label: string; run: () => void };
+  /** More header buttons, after the create button. */
+  actions?: ReactNode;
+  /** Between the header and the table (progress of a long action, a summary panel). */
+  banner?: ReactNode;
   /** The screen's dialogs. */
   children?: ReactNode;
 }
@@ -76,6 +80,30 @@ export interface ListScreenProps<T, F extends string> {
  * described by the page, the shared table (page, sort and filters in the URL), the row buttons.
  */
 export function ListScreen<T, const F extends string>(props: ListScreenProps<T, F>) {
+  const { create, actions, banner, children, ...table } = props;
+  return (
+    <>
+      <PageHeader
+        actions={
+          <>
+            {create ? (
+              <Button variant="contained" startIcon={<AddOutlined />} onClick={create.run}>
+                {create.label}
+              </Button>
+            ) : null}
+            {actions}
+          </>
+        }
+      />
+      {banner}
+      <ListTable {...table} />
+      {children}
+    </>
+  );
+}
+
+/** Filters from their descriptors, the shared table, each row's buttons (asking first where they say so). */
+export function ListTable<T, const F extends string>(props: ListTableProps<T, F>) {
   const [confirm, ask] = useConfirm();
   const { controls, rowActions, rowLead } = props;
 
@@ -148,19 +176,6 @@ export function ListScreen<T, const F extends string>(props: ListScreenProps<T, 
   return (
     <>
       {confirm}
-      <PageHeader
-        actions={
-          <>
-            {props.create ? (
-              <Button variant="contained" startIcon={<AddOutlined />} onClick={props.create.run}>
-                {props.create.label}
-              </Button>
-            ) : null}
-            {props.actions}
-          </>
-        }
-      />
-      {props.banner}
       <DataTable
         tableId={props.tableId}
         columns={props.columns}
@@ -174,7 +189,6 @@ export function ListScreen<T, const F extends string>(props: ListScreenProps<T, 
         {...(props.subRows ? { subRows: props.subRows } : {})}
         {...(props.emptyText ? { emptyText: props.emptyText } : {})}
       />
-      {props.children}
     </>
   );
 }
