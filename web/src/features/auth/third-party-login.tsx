@@ -15,7 +15,8 @@ import { ApiError, showErrorToast } from '../../lib/api-client';
 import { basePath } from '../../lib/base-path';
 import type { SiteInfo } from '../../lib/site-info';
 import { toast } from '../../lib/toast';
-import { fetchOAuthState, fetchOidcEndpoint, githubAuthorizeUrl, larkAuthorizeUrl } from './oauth';
+import { fetchOAuthState, fetchOidcEndpoint } from './api';
+import { githubAuthorizeUrl, larkAuthorizeUrl } from './oauth';
 import { passkeySignIn } from './passkey';
 import { WechatLoginDialog } from './wechat-login-dialog';
 

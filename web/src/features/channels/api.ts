@@ -1,7 +1,8 @@
-import type { BalanceUpdateReport, ChannelView, Page, PriceView } from '@switchyard/domain';
+import type { BalanceUpdateReport, ChannelView, Page } from '@switchyard/domain';
 import { useQuery } from '@tanstack/react-query';
 import { type TableControls, useTableQuery } from '../../components/data-table';
 import { api, apiGet, apiPost, apiPut, request } from '../../lib/api-client';
+import { usePrices } from '../pricing/api';
 import { useModelOwners } from '../site/catalog';
 
 export const CHANNEL_PATH = '/api/channel';
@@ -77,7 +78,7 @@ export function useTags() {
 /** Priced models with their owner's name, for the models field grouped by owner. */
 export function useModelCatalog() {
   const owners = useModelOwners();
-  const prices = useQuery({ queryKey: ['/api/prices'], queryFn: () => apiGet<PriceView[]>('/api/prices') });
+  const prices = usePrices();
   const names = new Map((owners.data ?? []).map((o) => [o.id, o.name]));
   return (prices.data ?? [])
     .map((p) => ({ model: p.model, owner: names.get(p.channel_type) ?? '' }))
@@ -86,7 +87,7 @@ export function useModelCatalog() {
 
 /** The models prices are set for (exact or `prefix*`), once loaded; shares the catalog's query. */
 export function usePricedModels(): string[] | undefined {
-  const prices = useQuery({ queryKey: ['/api/prices'], queryFn: () => apiGet<PriceView[]>('/api/prices') });
+  const prices = usePrices();
   return prices.data?.map((p) => p.model);
 }
 

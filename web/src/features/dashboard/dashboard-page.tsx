@@ -21,8 +21,7 @@ import type { MessageKey } from '../../i18n/message-key';
 import { currencyTickDigits } from '../../lib/chart-ticks';
 import { useQuotaFormat } from '../../lib/quota-format';
 import { useSiteInfo } from '../../lib/site-info';
-import { useInviteLink } from '../account/use-invite-link';
-import { useSelf } from '../account/use-self';
+import { useInviteLink, useSelf } from '../account/api';
 import { useAvailableModels } from '../model-price/use-available-models';
 import { type DailyModelUsage, lastSevenDays, seriesByModel, totalsOn, useDashboard } from './use-dashboard';
 

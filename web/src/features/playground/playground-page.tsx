@@ -27,7 +27,7 @@ import { apiGet } from '../../lib/api-client';
 import { fillChatLink, serverAddress, visibleChatLinks } from '../../lib/chat-links';
 import { useQuotaFormat } from '../../lib/quota-format';
 import { useSiteInfo } from '../../lib/site-info';
-import { useSelf } from '../account/use-self';
+import { useSelf } from '../account/api';
 import { useAvailableModels } from '../model-price/use-available-models';
 import { type ChatMessage, type ChatUsage, streamChat } from './chat-stream';
 

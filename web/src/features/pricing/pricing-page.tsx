@@ -13,18 +13,16 @@ import Tabs from '@mui/material/Tabs';
 import TextField from '@mui/material/TextField';
 import Tooltip from '@mui/material/Tooltip';
 import { PriceType, type PriceView, renderPrice } from '@switchyard/domain';
-import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useConfirm } from '../../components/confirm-dialog';
 import { type DataColumn, DataTable, useTableState } from '../../components/data-table';
-import { api, apiGet, apiPut } from '../../lib/api-client';
+import { PageHeader, SearchField } from '../../components/list-screen';
 import { pageLocally } from '../admin/local-page';
-import { PageHeader } from '../admin/page-header';
-import { SearchField } from '../admin/search-field';
 import { useAdminAction } from '../admin/use-admin-action';
 import { useModelOwners } from '../site/catalog';
-import { modelPath, PRICES_PATH, PriceDialog, type PriceEdit } from './price-dialog';
+import { deletePrice, deletePrices, PRICES_PATH, usePrices } from './api';
+import { PriceDialog, type PriceEdit } from './price-dialog';
 import { groupPrices, type PriceGroup } from './price-groups';
 
 const FILTERS = ['view', 'keyword', 'owner', 'type'] as const;
@@ -50,25 +48,19 @@ export default function PricingPage() {
   const controls = useTableState({ filters: FILTERS, defaultOrder: 'model' });
   const filters = controls.state.filters;
   const grouped = filters.view === 'grouped';
-  const prices = useQuery({ queryKey: [PRICES_PATH], queryFn: () => apiGet<PriceView[]>(PRICES_PATH) });
+  const prices = usePrices();
   const owners = useModelOwners();
   const ownerName = (id: number) => owners.data?.find((o) => o.id === id)?.name ?? String(id);
   const [edit, setEdit] = useState<PriceEdit | null>(null);
   const [confirm, ask] = useConfirm();
-  const removeOne = useAdminAction(
-    (model: string) => api('DELETE', `${PRICES_PATH}/single/${modelPath(model)}`),
-    {
-      invalidate: [PRICES_PATH],
-      success: t('admin.common.deleted'),
-    },
-  );
-  const removeMany = useAdminAction(
-    (models: string[]) => apiPut(`${PRICES_PATH}/multiple/delete`, { models }),
-    {
-      invalidate: [PRICES_PATH],
-      success: t('admin.common.deleted'),
-    },
-  );
+  const removeOne = useAdminAction(deletePrice, {
+    invalidate: [PRICES_PATH],
+    success: t('admin.common.deleted'),
+  });
+  const removeMany = useAdminAction(deletePrices, {
+    invalidate: [PRICES_PATH],
+    success: t('admin.common.deleted'),
+  });
 
   const keyword = filters.keyword.toLowerCase();
   const keep = (p: Omit<PriceView, 'model'>, models: string[]) =>

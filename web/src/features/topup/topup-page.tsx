@@ -38,7 +38,7 @@ import { apiGet, apiPost } from '../../lib/api-client';
 import { useQuotaFormat } from '../../lib/quota-format';
 import { useSiteInfo } from '../../lib/site-info';
 import { toast } from '../../lib/toast';
-import { selfQueryKey, useSelf } from '../account/use-self';
+import { selfQueryKey, useSelf } from '../account/api';
 
 /** An enabled payment gateway as GET /api/user/payment lists it. */
 interface Gateway {
