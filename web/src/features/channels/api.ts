@@ -3,7 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { type TableControls, useTableQuery } from '../../components/data-table';
 import { api, apiGet, apiPost, apiPut, request } from '../../lib/api-client';
 import { usePrices } from '../pricing/api';
-import { useModelOwners } from '../site/catalog';
+import { useModelOwners } from '../site/api';
 
 export const CHANNEL_PATH = '/api/channel';
 export const TAG_PATH = '/api/channel_tag';

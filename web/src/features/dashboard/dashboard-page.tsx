@@ -22,8 +22,9 @@ import { currencyTickDigits } from '../../lib/chart-ticks';
 import { useQuotaFormat } from '../../lib/quota-format';
 import { useSiteInfo } from '../../lib/site-info';
 import { useInviteLink, useSelf } from '../account/api';
-import { useAvailableModels } from '../model-price/use-available-models';
-import { type DailyModelUsage, lastSevenDays, seriesByModel, totalsOn, useDashboard } from './use-dashboard';
+import { useAvailableModels } from '../model-price/api';
+import { type DailyModelUsage, useDashboard } from './api';
+import { lastSevenDays, seriesByModel, totalsOn } from './daily-usage';
 
 type Metric = 'quota' | 'requests' | 'tokens';
 const METRICS: Record<Metric, (r: DailyModelUsage) => number> = {

@@ -19,7 +19,7 @@ import { toast } from '../../lib/toast';
 import { checkForm, type FieldErrors } from '../admin/field-errors';
 import { num } from '../admin/form-dialog';
 import { addModels, modelsProblem } from '../channels/channel-form';
-import { useModelOwners } from '../site/catalog';
+import { useModelOwners } from '../site/api';
 import { PRICES_PATH, savePrice, savePrices } from './api';
 
 export interface PriceEdit {

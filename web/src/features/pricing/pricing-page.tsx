@@ -20,7 +20,7 @@ import { type DataColumn, DataTable, useTableState } from '../../components/data
 import { PageHeader, SearchField } from '../../components/list-screen';
 import { pageLocally } from '../admin/local-page';
 import { useAdminAction } from '../admin/use-admin-action';
-import { useModelOwners } from '../site/catalog';
+import { useModelOwners } from '../site/api';
 import { deletePrice, deletePrices, PRICES_PATH, usePrices } from './api';
 import { PriceDialog, type PriceEdit } from './price-dialog';
 import { groupPrices, type PriceGroup } from './price-groups';

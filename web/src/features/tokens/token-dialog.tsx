@@ -18,7 +18,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { MessageKey } from '../../i18n/message-key';
 import { useSiteInfo } from '../../lib/site-info';
-import { type UserGroupSummary, useUserGroupMap } from '../site/catalog';
+import { type UserGroupSummary, useUserGroupMap } from '../site/api';
 import { createToken, updateToken } from './api';
 import {
   emptyTokenForm,

@@ -1,0 +1,6 @@
+import { apiGet } from '../lib/api-client';
+
+/** Ends the session on the server; the console forgets it whatever the answer. */
+export function endServerSession() {
+  return apiGet('/api/user/logout');
+}
