@@ -36,6 +36,16 @@ module.exports = {
       to: { path: '^web/src/features/' },
     },
     {
+      name: 'web-screens-call-through-api-modules',
+      severity: 'error',
+      comment:
+        "A console screen (.tsx) never calls the server itself: its feature's api.ts holds the calls " +
+        '(query hooks and request functions). Known exception: the telegram screen, being reworked on ' +
+        'another branch at the time this rule came.',
+      from: { path: '^web/src/.+\\.tsx$', pathNot: ['^web/src/features/telegram/', '\\.test\\.tsx$'] },
+      to: { path: '^web/src/lib/api-client\\.ts$' },
+    },
+    {
       name: 'domain-stays-pure',
       severity: 'error',
       comment: 'domain/ is shared by server and console: it imports neither.',

@@ -1,9 +1,8 @@
 import { isAdminRole } from '@switchyard/domain';
 import { useQueryClient } from '@tanstack/react-query';
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from 'react';
-import { onUnauthorized } from '../lib/api-client';
 import { isRecord, readJson, readText, StorageKey, writeJson, writeText } from '../lib/storage';
-import { endServerSession } from './session-api';
+import { endServerSession, onUnauthorized } from './session-api';
 import { isThemeMode, type ThemeMode } from './theme';
 
 // Session and UI preferences (spec §4, design §5). Server state stays in TanStack Query; this holds only

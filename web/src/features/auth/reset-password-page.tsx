@@ -10,7 +10,7 @@ import { ErrorCode } from '@switchyard/domain';
 import { useMutation } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { Link as RouterLink, useSearchParams } from 'react-router';
-import { ApiError } from '../../lib/api-client';
+import { ApiError } from '../../lib/api-error';
 import { copyText } from '../../lib/clipboard';
 import { resetPassword } from './api';
 import { AuthCard } from './auth-card';

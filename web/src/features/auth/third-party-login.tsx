@@ -11,7 +11,7 @@ import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import { PANEL_BASE } from '../../app/panel-paths';
 import { useSession } from '../../app/session-context';
-import { ApiError, showErrorToast } from '../../lib/api-client';
+import { ApiError, showErrorToast } from '../../lib/api-error';
 import { basePath } from '../../lib/base-path';
 import type { SiteInfo } from '../../lib/site-info';
 import { toast } from '../../lib/toast';

@@ -12,7 +12,7 @@ import { formatTimestamp } from '@switchyard/domain';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { ApiError, showErrorToast } from '../../lib/api-client';
+import { ApiError, showErrorToast } from '../../lib/api-error';
 import { toast } from '../../lib/toast';
 import type { PasskeySummary } from '../auth/api';
 import { registerPasskey } from '../auth/passkey';

@@ -22,7 +22,7 @@ import { useConfirm } from '../../components/confirm-dialog';
 import { PageHeader } from '../../components/list-screen';
 import { MarkdownContent } from '../../components/markdown-content';
 import type { MessageKey } from '../../i18n/message-key';
-import { ApiError } from '../../lib/api-client';
+import { ApiError } from '../../lib/api-error';
 import { statusQueryKey } from '../../lib/site-info';
 import { toast } from '../../lib/toast';
 import { clearOption, deleteLogsBefore, OPTION_PATH, saveOptions, useOptions } from './api';

@@ -19,7 +19,7 @@ import {
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { ApiError, showErrorToast } from '../../lib/api-client';
+import { ApiError, showErrorToast } from '../../lib/api-error';
 import { useSiteInfo } from '../../lib/site-info';
 import { toast } from '../../lib/toast';
 import { checkForm, type FieldErrors } from '../admin/field-errors';
