@@ -209,7 +209,11 @@ export async function composeServices(
           breaker.trip(`not reachable at start: ${err instanceof Error ? err.message : String(err)}`),
         );
       redisState = { ping: () => redis.ping(), available: () => breaker.available };
-      kv = new FallbackKvStore(new RedisKvStore(redis, `${config.redisKeyPrefix}kv:`), new MemoryKvStore(clock.nowMs), breaker);
+      kv = new FallbackKvStore(
+        new RedisKvStore(redis, `${config.redisKeyPrefix}kv:`),
+        new MemoryKvStore(clock.nowMs),
+        breaker,
+      );
       limiter = new FallbackRateLimiter(
         new RedisRateLimiter(redis, `${config.redisKeyPrefix}rl:`),
         new MemoryRateLimiter(clock.nowMs),
@@ -219,7 +223,12 @@ export async function composeServices(
       breaker.onRecover(() => redisBus.reloadAll());
       bus = redisBus;
       sessions = new FallbackSessionStore(
-        new RedisSessionStore(redis, config.sessionTtlSeconds, clock.nowSeconds, `${config.redisKeyPrefix}sess:`),
+        new RedisSessionStore(
+          redis,
+          config.sessionTtlSeconds,
+          clock.nowSeconds,
+          `${config.redisKeyPrefix}sess:`,
+        ),
         new DbSessionStore(repos.sessions, config.sessionTtlSeconds, clock.nowSeconds),
         breaker,
       );
