@@ -6,6 +6,7 @@ import {
   METADATA_INDEX,
   QUOTA_INDEX,
 } from './consume-log-row.js';
+import type { HeldQuota } from './held-quota.js';
 import { settlementAmounts, withShortfall } from './settlement.js';
 import { type LockedBalances, needsRoom, type PlannedSettle, planSettlements } from './settlement-plan.js';
 
@@ -22,14 +23,7 @@ export interface TokenStatusCodes {
 
 export type ReserveRefusal = 'insufficient_user_quota' | 'insufficient_token_quota';
 
-export interface HeldQuota {
-  userId: number;
-  tokenId: number;
-  tokenUnlimited: boolean;
-  amount: number;
-  /** The row of `reserves` that records a reserve held in the database (PostgreSQL, MySQL). */
-  ref?: string | undefined;
-}
+export type { HeldQuota } from './held-quota.js';
 
 /**
  * A settlement to commit. The SQLite store holds quota in the main thread's memory, so its jobs come

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { i18n } from '../i18n';
 import { panelCrumbs } from './layouts/panel-breadcrumbs';
+import { PANEL_HOME } from './panel-paths';
 import { buildRoutes } from './router';
 import {
   adminOnlyPaths,
   type MenuItem,
   menu,
   menuTrail,
-  PANEL_HOME,
   panelRoutes,
   publicNav,
   publicRoutes,

@@ -23,6 +23,7 @@ import ViewListOutlined from '@mui/icons-material/ViewListOutlined';
 import type { ChipProps } from '@mui/material/Chip';
 import type { ComponentType } from 'react';
 import type { MessageKey } from '../i18n/message-key';
+import { PANEL_BASE } from './panel-paths';
 
 // The one routes table: the router, the sidebar and the breadcrumbs are all read from here.
 
@@ -82,9 +83,6 @@ export const publicNav: readonly { url: string; title: MessageKey; signedInOnly?
 ];
 
 // ---- Console layout under /panel ----
-
-export const PANEL_BASE = '/panel';
-export const PANEL_HOME = '/panel/dashboard';
 
 /**
  * Every /panel child path (one-hub's, so old links keep working). '' sends to dashboard (the

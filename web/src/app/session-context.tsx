@@ -1,8 +1,8 @@
 import { isAdminRole } from '@switchyard/domain';
 import { useQueryClient } from '@tanstack/react-query';
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from 'react';
-import { apiGet, onUnauthorized } from '../lib/api-client';
 import { isRecord, readJson, readText, StorageKey, writeJson, writeText } from '../lib/storage';
+import { endServerSession, onUnauthorized } from './session-api';
 import { isThemeMode, type ThemeMode } from './theme';
 
 // Session and UI preferences. Server state stays in TanStack Query; this holds only the client copy
@@ -73,7 +73,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
 
   const signOut = useCallback(async () => {
     try {
-      await apiGet('/api/user/logout');
+      await endServerSession();
     } finally {
       endSession();
     }

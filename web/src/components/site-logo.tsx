@@ -3,7 +3,7 @@ import Typography from '@mui/material/Typography';
 import { useTranslation } from 'react-i18next';
 import { Link as RouterLink } from 'react-router';
 import defaultLogo from '../assets/logo.svg';
-import { useSiteInfo } from '../features/site/site-info';
+import { useSiteInfo } from '../lib/site-info';
 
 /** The site logo (or the default one) with the system name, linking to `to`. */
 export function SiteLogo({ to = '/', showName = true }: { to?: string; showName?: boolean }) {

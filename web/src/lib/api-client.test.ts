@@ -1,14 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { i18n } from '../i18n';
-import {
-  ApiError,
-  apiGet,
-  apiPost,
-  buildUrl,
-  describeError,
-  hasNewVersion,
-  onUnauthorized,
-} from './api-client';
+import { apiGet, apiPost, buildUrl, hasNewVersion, onUnauthorized } from './api-client';
+import { ApiError, describeError } from './api-error';
 import { toast } from './toast';
 
 vi.mock('./toast', () => ({

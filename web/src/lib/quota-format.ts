@@ -1,6 +1,6 @@
 import { renderQuota } from '@switchyard/domain';
 import { useCallback } from 'react';
-import { useSiteInfo } from '../features/site/site-info';
+import { useSiteInfo } from './site-info';
 
 /**
  * A quota as the site shows it (currency or the raw count), for any screen. `digits`

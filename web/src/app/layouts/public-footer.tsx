@@ -5,8 +5,8 @@ import { PRODUCT_VERSION } from '@switchyard/domain';
 import { Fragment } from 'react';
 import { useTranslation } from 'react-i18next';
 import { MarkdownContent } from '../../components/markdown-content';
-import { useSiteInfo } from '../../features/site/site-info';
 import { PRODUCT_LINKS } from '../../lib/product';
+import { useSiteInfo } from '../../lib/site-info';
 import { LAYOUT } from '../theme';
 
 /** The footer: the administrator's footer HTML, else name, version, credits, source and licence. */

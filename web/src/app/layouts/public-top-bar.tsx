@@ -15,7 +15,8 @@ import { AccountMenu } from '../../components/account-menu';
 import { LanguageMenu } from '../../components/language-menu';
 import { SiteLogo } from '../../components/site-logo';
 import { ThemeToggle } from '../../components/theme-toggle';
-import { PANEL_BASE, publicNav } from '../routes';
+import { PANEL_BASE } from '../panel-paths';
+import { publicNav } from '../routes';
 import { useSession } from '../session-context';
 import { LAYOUT } from '../theme';
 

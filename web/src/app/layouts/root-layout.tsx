@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { Outlet, useLocation, useNavigation } from 'react-router';
 import { TopProgress } from '../../components/top-progress';
 import { NoticeProvider } from '../../features/notice/notice-provider';
-import { useSiteInfo } from '../../features/site/site-info';
+import { useSiteInfo } from '../../lib/site-info';
 
 /** Around every screen: the announcement, the loading bar, scroll-to-top and the document title. */
 export function RootLayout() {

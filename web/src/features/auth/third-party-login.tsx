@@ -9,13 +9,14 @@ import Stack from '@mui/material/Stack';
 import { lazy, Suspense, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
-import { PANEL_BASE } from '../../app/routes';
+import { PANEL_BASE } from '../../app/panel-paths';
 import { useSession } from '../../app/session-context';
-import { ApiError, showErrorToast } from '../../lib/api-client';
+import { ApiError, showErrorToast } from '../../lib/api-error';
 import { basePath } from '../../lib/base-path';
+import type { SiteInfo } from '../../lib/site-info';
 import { toast } from '../../lib/toast';
-import type { SiteInfo } from '../site/site-info';
-import { fetchOAuthState, fetchOidcEndpoint, githubAuthorizeUrl, larkAuthorizeUrl } from './oauth';
+import { fetchOAuthState, fetchOidcEndpoint } from './api';
+import { githubAuthorizeUrl, larkAuthorizeUrl } from './oauth';
 
 // Loaded when first opened: the sign-in page's first load stays small for the sites without WeChat.
 const WechatLoginDialog = lazy(() =>

@@ -24,8 +24,8 @@ import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSession } from '../../app/session-context';
 import { OwnerIcon } from '../../components/owner-icon';
-import { type UserGroupSummary, useModelOwners, useUserGroupMap } from '../site/catalog';
-import { useAvailableModels } from './use-available-models';
+import { type UserGroupSummary, useModelOwners, useUserGroupMap } from '../site/api';
+import { useAvailableModels } from './api';
 
 function PriceCell({ ratio, perMillion }: { ratio: number; perMillion: boolean }) {
   const { t } = useTranslation();

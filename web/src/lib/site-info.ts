@@ -1,8 +1,8 @@
 import { useQuery } from '@tanstack/react-query';
-import { applyServerLanguage, i18n } from '../../i18n';
-import { apiGet, hasNewVersion } from '../../lib/api-client';
-import { isRecord, readJson, StorageKey, writeJson, writeText } from '../../lib/storage';
-import { toast } from '../../lib/toast';
+import { applyServerLanguage, i18n } from '../i18n';
+import { apiGet, hasNewVersion } from './api-client';
+import { isRecord, readJson, StorageKey, writeJson, writeText } from './storage';
+import { toast } from './toast';
 
 /** GET /api/status, with one-hub's field names. */
 export interface SiteInfo {

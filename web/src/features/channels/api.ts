@@ -1,10 +1,14 @@
-import type { ChannelView, Page, PriceView } from '@switchyard/domain';
+import type { BalanceUpdateReport, ChannelView, Page } from '@switchyard/domain';
 import { useQuery } from '@tanstack/react-query';
-import { apiGet, request } from '../../lib/api-client';
-import { useModelOwners } from '../site/catalog';
+import { type TableControls, useTableQuery } from '../../components/data-table';
+import { api, apiGet, apiPost, apiPut, request } from '../../lib/api-client';
+import { usePrices } from '../pricing/api';
+import { useModelOwners } from '../site/api';
 
 export const CHANNEL_PATH = '/api/channel';
 export const TAG_PATH = '/api/channel_tag';
+/** A channel change also changes the tag summaries and the members of each tag. */
+export const CHANNEL_QUERIES = [CHANNEL_PATH, `${TAG_PATH}/_all`, TAG_PATH] as const;
 
 export interface TagSummary {
   tag: string;
@@ -74,7 +78,7 @@ export function useTags() {
 /** Priced models with their owner's name, for the models field grouped by owner. */
 export function useModelCatalog() {
   const owners = useModelOwners();
-  const prices = useQuery({ queryKey: ['/api/prices'], queryFn: () => apiGet<PriceView[]>('/api/prices') });
+  const prices = usePrices();
   const names = new Map((owners.data ?? []).map((o) => [o.id, o.name]));
   return (prices.data ?? [])
     .map((p) => ({ model: p.model, owner: names.get(p.channel_type) ?? '' }))
@@ -83,6 +87,73 @@ export function useModelCatalog() {
 
 /** The models prices are set for (exact or `prefix*`), once loaded; shares the catalog's query. */
 export function usePricedModels(): string[] | undefined {
-  const prices = useQuery({ queryKey: ['/api/prices'], queryFn: () => apiGet<PriceView[]>('/api/prices') });
+  const prices = usePrices();
   return prices.data?.map((p) => p.model);
+}
+
+export function useChannelPage(controls: TableControls) {
+  return useTableQuery<ChannelView>(CHANNEL_PATH, controls);
+}
+
+/** One channel with its key, for the editor. */
+export function fetchChannel(id: number) {
+  return apiGet<ChannelView>(`${CHANNEL_PATH}/${id}`);
+}
+
+export async function saveChannel(body: Record<string, unknown>, existing: boolean) {
+  await request<unknown>(existing ? 'PUT' : 'POST', CHANNEL_PATH, { body });
+}
+
+/** The models the provider lists for this key (a saved channel's own key when `id` is given). */
+export function providerModels(body: Record<string, unknown>) {
+  return apiPost<string[]>(`${CHANNEL_PATH}/provider_models_list`, body);
+}
+
+export function copyChannel(id: number) {
+  return apiPost(`${CHANNEL_PATH}/${id}/copy`);
+}
+
+export function deleteChannel(id: number) {
+  return api('DELETE', `${CHANNEL_PATH}/${id}`);
+}
+
+/** Answers how many were deleted. */
+export function deleteChannels(ids: number[]) {
+  return api<number>('DELETE', `${CHANNEL_PATH}/batch`, { body: { ids } });
+}
+
+/** Answers how many were deleted. */
+export function deleteDisabledChannels() {
+  return api<number>('DELETE', `${CHANNEL_PATH}/disabled`);
+}
+
+export function updateBalances() {
+  return apiGet<BalanceUpdateReport>(`${CHANNEL_PATH}/update_balance`);
+}
+
+export function updateBalance(id: number) {
+  return apiGet(`${CHANNEL_PATH}/update_balance/${id}`);
+}
+
+function tagPath(tag: string) {
+  return `${TAG_PATH}/${encodeURIComponent(tag)}`;
+}
+
+export function useTagMembers(tag: string) {
+  return useQuery({
+    queryKey: [TAG_PATH, tag],
+    queryFn: () => apiGet<ChannelView[]>(`${tagPath(tag)}/list`),
+  });
+}
+
+export function setTagEnabled({ tag, enable }: { tag: string; enable: boolean }) {
+  return apiPut(`${tagPath(tag)}/status/${enable ? 'enable' : 'disable'}`);
+}
+
+export function setTagPriority({ tag, value }: { tag: string; value: number }) {
+  return apiPut(`${tagPath(tag)}/priority`, { type: 'priority', value });
+}
+
+export function deleteTag(tag: string) {
+  return api('DELETE', tagPath(tag));
 }
