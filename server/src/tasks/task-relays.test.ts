@@ -237,6 +237,25 @@ for (const target of engineTargets()) {
         expect(unknown.json()).toMatchObject({ code: 4 });
       });
 
+      it('answers an upload with its links at once, billed at its price (0 by default)', async () => {
+        const before = await books();
+        const res = await submit('/mj/submit/upload-discord-images', {
+          base64Array: ['data:image/png;base64,iVBORw0KGgo='],
+        });
+        expect(res.statusCode).toBe(200);
+        const links = (res.json() as { result: string[] }).result;
+        expect(links).toHaveLength(1);
+        expect(await books()).toEqual(before);
+        // Finished when answered: nothing for the poller to follow.
+        const row = await t.s.database.db
+          .selectFrom('midjourneys')
+          .selectAll()
+          .where('action', '=', 'UPLOAD')
+          .executeTakeFirstOrThrow();
+        expect(row).toMatchObject({ status: 'SUCCESS', progress: '100%', quota: 0, user_id: alice.id });
+        expect((await t.s.repos.midjourneys.unfinished(1000)).some((r) => r.id === row.id)).toBe(false);
+      });
+
       it('passes a refusal on and charges nothing', async () => {
         const before = await books();
         mj.refuseNext(200, { code: 24, description: 'banned prompt', properties: { bannedWord: 'x' } });
@@ -338,6 +357,15 @@ for (const target of engineTargets()) {
         expect((await poll()).refunded).toBe(0);
         expect(await books()).toEqual(before);
         expect((await systemLogs()).at(-1)!.quota).toBe(5_000);
+      });
+
+      it("does not pass the upstream's refusal of the gateway's key on as the client's", async () => {
+        const before = await books();
+        suno.refuseNext(401, { code: 'unauthorized', message: 'invalid key', data: null });
+        const res = await call('POST', '/suno/submit/music', { prompt: 'x', mv: 'chirp-v3-5' });
+        expect(res.statusCode).toBe(502);
+        expect(res.json()).toMatchObject({ code: 'upstream_auth_failed', data: null });
+        expect(await books()).toEqual(before);
       });
 
       it('refuses an unknown action and a bad body in its own error shape', async () => {

@@ -46,6 +46,31 @@ export type SubmitResult<A> =
   | { ok: true; upstreamId: string; accepted: A; rowId: number; quota: number; channelId: number }
   | { ok: false; status: number; body: unknown };
 
+/**
+ * An upstream answer that is the channel's fault, not the client's, as the client is told it: its
+ * credentials refused (the client's key is not the problem), busy, or broken. Undefined for the
+ * client's own error.
+ */
+function channelFault(status: number): RelayError | undefined {
+  if (status === 401 || status === 403)
+    return new RelayError(
+      502,
+      'upstream_error',
+      'upstream_auth_failed',
+      'The upstream provider refused the gateway',
+    );
+  if (status === 429)
+    return new RelayError(
+      429,
+      'rate_limit_error',
+      'upstream_busy',
+      'The upstream provider is busy; retry later',
+    );
+  if (status >= 500 || status < 400)
+    return new RelayError(502, 'upstream_error', 'upstream_error', `The upstream answered ${status}`);
+  return undefined;
+}
+
 /** The token's user may see any task: administrators. */
 export function seesEveryTask(caller: RelayCaller): boolean {
   return caller.user.role >= 10;
@@ -131,7 +156,8 @@ export async function submitTask<A>(
   }
   const reservation = reserved.reservation;
   const startedMs = s.clock.nowMs();
-  const attempts = Math.max(1, s.options.current.RetryTimes + 1);
+  const o = s.options.current;
+  const attempts = Math.max(1, o.RetryTimes + 1);
   let outcome: SubmitOutcome<A> | undefined;
   let lastError: RelayError | undefined;
   try {
@@ -152,20 +178,19 @@ export async function submitTask<A>(
         );
         outcome = undefined;
       }
-      // A 5xx or no answer may go to another channel: the task was not taken.
-      if (outcome && (outcome.ok || outcome.status < 500)) break;
-      if (outcome && !outcome.ok) {
+      if (outcome?.ok) break;
+      if (outcome) {
+        const fault = channelFault(outcome.status);
+        // The client's own refusal (a banned prompt, a bad field) goes back to it as the upstream said it.
+        if (!fault) break;
         log.warn(
           { channel: selection.channel.id, status: outcome.status },
           'task submit refused by the upstream',
         );
-        lastError = new RelayError(
-          502,
-          'upstream_error',
-          'upstream_error',
-          `Upstream answered ${outcome.status}`,
-        );
+        lastError = fault;
       }
+      // Not taken: the channel cools down and another may take the task.
+      await r.health.freeze(selection.channel.id, model, o.RetryCooldownSeconds);
       if (caller.pinChannelId !== undefined) break;
       const next = await selectOfType(s, caller, model, task.channelType, tried);
       if (!next) break;
@@ -177,7 +202,7 @@ export async function submitTask<A>(
   }
   if (!outcome?.ok) {
     await r.ledger.release(reservation);
-    if (outcome && outcome.status < 500) return outcome;
+    if (outcome && !channelFault(outcome.status)) return outcome;
     throw (
       lastError ?? new RelayError(502, 'upstream_error', 'upstream_error', 'The upstream refused the task')
     );

@@ -200,6 +200,14 @@ export async function startFakeMidjourney(options: { secret: string }): Promise<
         return send(res, r.status, r.body);
       }
       const path = submit[1]!;
+      if (path === 'submit/upload-discord-images') {
+        const n = Array.isArray(body.base64Array) ? body.base64Array.length : 0;
+        const links = Array.from(
+          { length: n },
+          (_, i) => `${base.url}/attachments/upload-${base.next++}-${i}.png`,
+        );
+        return send(res, 200, { code: 1, description: 'success', result: links });
+      }
       const action = path === 'submit/imagine' ? 'IMAGINE' : path.replace(/^submit\//, '').toUpperCase();
       if (path === 'submit/imagine' && typeof body.prompt !== 'string')
         return send(res, 200, { code: 4, description: 'prompt must not be blank' });

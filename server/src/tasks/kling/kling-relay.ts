@@ -72,17 +72,6 @@ async function submit(
         return { ok: true, upstreamId: id, accepted: upstream };
       if (!upstream && answer.status < 500)
         throw new TaskUpstreamError(`the upstream answered ${answer.status} without a task`);
-      if (answer.status === 401 || answer.status === 403)
-        // The channel's keys were refused: the client is not told the gateway's credential problems.
-        return {
-          ok: false,
-          status: 502,
-          body: {
-            code: 502,
-            message: 'The upstream provider refused the gateway',
-            request_id: String(req.id),
-          },
-        };
       return { ok: false, status: answer.status === 200 ? 400 : answer.status, body: upstream };
     },
     async record(accepted, upstreamId, selection, quota) {

@@ -84,6 +84,7 @@ async function submit(
     taskCaller = { ...caller, pinChannelId: parent.channel_id };
   }
   const model = billedModel(mode, shape.action);
+  const upload = path === 'submit/upload-discord-images';
   // The gateway polls; the proxy must not call back clients' hooks with its own links.
   const { notifyHook: _dropped, ...forwarded } = body;
   const result = await submitTask<MjSubmitAccepted>(s, taskCaller, req.ip, req.log, {
@@ -109,6 +110,10 @@ async function submit(
         String(id) !== ''
       ) {
         return { ok: true, upstreamId: String(id), accepted: { body, upstream } };
+      }
+      // An upload answers the image links themselves: done at once, nothing to follow.
+      if (upload && answer.status === 200 && upstream && code === 1 && Array.isArray(id)) {
+        return { ok: true, upstreamId: '', accepted: { body, upstream } };
       }
       if (answer.status >= 500 || !upstream) {
         if (answer.status < 500)
@@ -139,16 +144,19 @@ async function submit(
             : '',
         state: typeof p.state === 'string' ? storableText(p.state).slice(0, 2000) : '',
         submit_time: now,
-        start_time: 0,
-        finish_time: 0,
+        start_time: upload ? now : 0,
+        finish_time: upload ? now : 0,
         image_url: '',
-        status: TaskStatus.Submitted,
-        progress: '0%',
+        status: upload ? TaskStatus.Success : TaskStatus.Submitted,
+        progress: upload ? '100%' : '0%',
         fail_reason: '',
         channel_id: selection.channel.id,
         quota,
         buttons: '[]',
-        properties: boundedJson(accepted.upstream.properties ?? {}, '{}'),
+        properties: boundedJson(
+          upload ? { uploads: accepted.upstream.result } : (accepted.upstream.properties ?? {}),
+          '{}',
+        ),
         mode: modeName(mode),
       });
     },

@@ -64,7 +64,8 @@ export function presentMjTask(row: MidjourneyRow, serverAddress: string): MjTask
   };
 }
 
-const KNOWN_STATUSES: ReadonlySet<string> = new Set(Object.values(TaskStatus));
+/** midjourney-proxy's states; MODAL waits for the submit/modal that completes an action. */
+const KNOWN_STATUSES: ReadonlySet<string> = new Set([...Object.values(TaskStatus), 'MODAL']);
 
 function str(v: unknown, max = 20_000): string {
   return typeof v === 'string' ? storableText(v).slice(0, max) : '';
