@@ -210,7 +210,9 @@ export async function submitTask<A>(
   const chosen = selection!;
   let rowId: number;
   try {
-    rowId = await task.record(outcome.accepted, outcome.upstreamId, chosen, amount);
+    // Written as charging nothing until the charge is in the settlement journal: a process killed in
+    // between leaves a task whose failure gives back nothing, as nothing was taken.
+    rowId = await task.record(outcome.accepted, outcome.upstreamId, chosen, 0);
   } catch (err) {
     // The upstream has the task but the gateway could not record it: nothing is charged for a task
     // no poller will follow; the error says so in the log.
@@ -222,7 +224,7 @@ export async function submitTask<A>(
     throw err;
   }
   const nowMs = s.clock.nowMs();
-  const settled = await r.ledger.settle(
+  const settling = r.ledger.settle(
     reservation,
     amount,
     {
@@ -252,15 +254,28 @@ export async function submitTask<A>(
     },
     { recordLog: s.options.current.LogConsumeEnabled },
   );
+  // A settlement the database refused is kept as a dead letter, charged; one not made yet is made
+  // from the journal at the next start. Either way the task was taken: the client hears so.
+  const settledOrNot = settling.catch((err: unknown) => {
+    log.error(
+      { err, upstreamId: outcome.upstreamId },
+      'task settlement failed; the journal or dead letters keep it',
+    );
+    return undefined;
+  });
+  // In the journal now (made again at the next start if the process dies), so the row may say so.
+  r.ledger.flushJournal();
+  if (amount > 0) await task.charged(rowId, amount);
+  const settled = await settledOrNot;
   r.quotaReminder.settled(caller.user.id);
   // The refund of a failed task gives back what was taken, never more.
-  if (settled.charged !== amount) await task.charged(rowId, settled.charged);
+  if (settled && settled.charged !== amount) await task.charged(rowId, settled.charged);
   return {
     ok: true,
     upstreamId: outcome.upstreamId,
     accepted: outcome.accepted,
     rowId,
-    quota: settled.charged,
+    quota: settled?.charged ?? amount,
     channelId: chosen.channel.id,
   };
 }
