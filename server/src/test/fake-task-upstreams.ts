@@ -40,6 +40,8 @@ export interface FakeTaskUpstream {
   refuseNext(status: number, body: unknown): void;
   /** Every poll answers this status (an upstream that is down). */
   pollStatus: number;
+  /** While true, requests are read and never answered (an upstream that hangs). */
+  hang: boolean;
   close(): Promise<void>;
 }
 
@@ -75,6 +77,7 @@ async function serve(
     next: 1,
     refusal: undefined,
     pollStatus: 200,
+    hang: false,
     url: '',
   };
   const requests: SeenRequest[] = [];
@@ -87,6 +90,7 @@ async function serve(
       json,
     };
     requests.push(seen);
+    if (base.hang) return;
     if (json === Symbol.for('invalid')) return send(res, 400, { code: 4, description: 'invalid json' });
     await handler(req, res, seen, base);
   });
@@ -125,6 +129,12 @@ async function serve(
     set pollStatus(v: number) {
       base.pollStatus = v;
     },
+    get hang() {
+      return base.hang;
+    },
+    set hang(v: boolean) {
+      base.hang = v;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -139,6 +149,7 @@ interface FakeBase {
   next: number;
   refusal: { status: number; body: unknown } | undefined;
   pollStatus: number;
+  hang: boolean;
   url: string;
 }
 
