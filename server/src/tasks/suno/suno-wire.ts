@@ -1,4 +1,5 @@
 import { TaskStatus } from '@switchyard/domain';
+import { withoutUserIds } from '../../api/task-presenter.js';
 import type { TaskRow } from '../../db/queries/tasks.js';
 import { storableText } from '../../db/storable-text.js';
 import type { TasksTable } from '../../db/tables.js';
@@ -22,7 +23,7 @@ function json(text: string, fallback: unknown): unknown {
   }
 }
 
-/** A task row as Suno-API answers it. */
+/** A task row as Suno-API answers it; a song's clips name the Suno account (`user_id`): left out. */
 export function presentSunoTask(row: TaskRow) {
   return {
     task_id: row.task_id,
@@ -34,11 +35,21 @@ export function presentSunoTask(row: TaskRow) {
     start_time: row.start_time,
     finish_time: row.finish_time,
     progress: `${row.progress}%`,
-    data: json(row.data, null),
+    data: withoutUserIds(json(row.data, null)),
   };
 }
 
 const KNOWN_STATUSES: ReadonlySet<string> = new Set(Object.values(TaskStatus));
+/** Deployments that answer the words of Suno itself instead of the task states. */
+const STATUS_WORDS: Record<string, string> = {
+  SUBMITTED: TaskStatus.Submitted,
+  QUEUEING: TaskStatus.Queued,
+  PROCESSING: TaskStatus.InProgress,
+  STREAMING: TaskStatus.InProgress,
+  COMPLETE: TaskStatus.Success,
+  FAILED: TaskStatus.Failure,
+  ERROR: TaskStatus.Failure,
+};
 
 function seconds(v: unknown): number {
   if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) return 0;
@@ -60,7 +71,7 @@ export function sunoRowUpdate(dto: unknown): { id: string; patch: Partial<TasksT
   const id = typeof d.task_id === 'string' ? d.task_id : typeof d.id === 'string' ? d.id : '';
   if (!id) return undefined;
   const raw = typeof d.status === 'string' ? d.status.toUpperCase() : '';
-  const status = KNOWN_STATUSES.has(raw) ? raw : TaskStatus.Unknown;
+  const status = KNOWN_STATUSES.has(raw) ? raw : (STATUS_WORDS[raw] ?? TaskStatus.Unknown);
   const patch: Partial<TasksTable> = {
     status,
     progress: status === TaskStatus.Success ? 100 : percent(d.progress),
