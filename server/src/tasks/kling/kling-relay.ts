@@ -93,7 +93,7 @@ async function submit(
         finish_time: 0,
         progress: 0,
         properties: boundedJson({ class: klass, model }, '{}'),
-        data: boundedJson(accepted.data ?? null, 'null'),
+        data: boundedJson(accepted, 'null'),
         notify_hook: '',
       });
     },

@@ -5,8 +5,8 @@ import type { TasksTable } from '../../db/tables.js';
 import { boundedJson } from '../midjourney/mj-wire.js';
 
 // Kling's task object: `{code: 0, message, request_id, data: {task_id, task_status, task_status_msg,
-// created_at, updated_at (ms), task_result: {videos: [{id, url, duration}]}}}`. The row keeps the
-// latest `data` as Kling gave it; a fetch answers it in the same envelope.
+// created_at, updated_at (ms), task_result: {videos: [{id, url, duration}]}}}`. The row keeps
+// Kling's latest whole answer, as one-hub's rows do, and a fetch answers it as it is.
 
 export const KLING_PLATFORM = 'kling';
 export const KLING_VIDEO_ACTIONS: ReadonlySet<string> = new Set(['text2video', 'image2video']);
@@ -35,7 +35,9 @@ function json(text: string, fallback: unknown): unknown {
 }
 
 export function presentKlingTask(row: TaskRow, requestId: string) {
-  return { code: 0, message: 'SUCCEED', request_id: requestId, data: json(row.data, null) };
+  const stored = json(row.data, null);
+  if (stored && typeof stored === 'object' && 'data' in stored) return stored;
+  return { code: 0, message: 'SUCCEED', request_id: requestId, data: stored };
 }
 
 /** What Kling's answer to a task query changes in its row; undefined when it holds no task. */
@@ -54,7 +56,7 @@ export function klingRowUpdate(answer: unknown): { id: string; patch: Partial<Ta
       status === TaskStatus.Failure && typeof d.task_status_msg === 'string'
         ? storableText(d.task_status_msg).slice(0, 2000)
         : '',
-    data: boundedJson(d, 'null', 1_000_000),
+    data: boundedJson(a, 'null', 1_000_000),
   };
   return { id, patch };
 }
