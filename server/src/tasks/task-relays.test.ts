@@ -209,19 +209,29 @@ for (const target of engineTargets()) {
       it('bills a button as its action and the mode prefix as its model', async () => {
         const id = ((await submit('/mj/submit/imagine', { prompt: 'parent' })).json() as { result: string })
           .result;
+        // Its buttons work once it has succeeded.
+        const early = await submit('/mj/submit/action', {
+          taskId: id,
+          customId: `MJ::JOB::upsample::2::${id}`,
+        });
+        expect(early.statusCode).toBe(400);
+        expect(early.json()).toMatchObject({ code: 4 });
+        mj.succeed(id);
+        await poll();
         const before = await books();
         const res = await submit('/mj/submit/action', {
           taskId: id,
           customId: `MJ::JOB::upsample::2::${id}`,
         });
-        expect(res.statusCode).toBe(200);
+        expect(res.statusCode, res.body).toBe(200);
         expect(before.quota - (await books()).quota).toBe(UPSCALE);
         const row = await t.s.repos.midjourneys.byMjId((res.json() as { result: string }).result);
-        expect(row).toMatchObject({ action: 'UPSCALE', quota: UPSCALE });
+        expect(row).toMatchObject({ action: 'UPSCALE', quota: UPSCALE, prompt: 'parent' });
 
         const turbo = await submit('/mj-turbo/mj/submit/imagine', { prompt: 'fast' });
         expect(turbo.statusCode).toBe(200);
-        expect(mj.requests.at(-1)!.path).toBe('/mj-turbo/mj/submit/imagine');
+        // The mode picks the price; the proxy is asked under /mj as for any submit.
+        expect(mj.requests.at(-1)!.path).toBe('/mj/submit/imagine');
         await t.s.relay.ledger.flush();
         const log = await t.s.database.db
           .selectFrom('logs')
@@ -256,9 +266,35 @@ for (const target of engineTargets()) {
         expect((await t.s.repos.midjourneys.unfinished(1000)).some((r) => r.id === row.id)).toBe(false);
       });
 
+      it('takes queued and already known tasks as taken, answering code 1', async () => {
+        const before = await books();
+        mj.answerNext(200, {
+          code: 22,
+          description: 'queued',
+          result: 'queued-1',
+          properties: { numberOfQueues: 1 },
+        });
+        const queued = await submit('/mj/submit/imagine', { prompt: 'wait' });
+        expect(queued.json()).toMatchObject({ code: 1, result: 'queued-1' });
+        expect((await t.s.repos.midjourneys.byMjId('queued-1'))!.status).toBe('SUBMITTED');
+        mj.answerNext(200, {
+          code: 21,
+          description: 'exists',
+          result: 'known-1',
+          properties: { status: 'SUCCESS', imageUrl: `${mj.url}/attachments/known-1.png` },
+        });
+        const known = await submit('/mj/submit/imagine', { prompt: 'again' });
+        expect(known.json()).toMatchObject({ code: 1, result: 'known-1' });
+        const row = (await t.s.repos.midjourneys.byMjId('known-1'))!;
+        expect(row).toMatchObject({ status: 'SUCCESS', progress: '100%' });
+        const image = await t.call({ method: 'GET', url: '/mj/image/known-1' });
+        expect(image.statusCode).toBe(200);
+        expect(before.quota - (await books()).quota).toBe(2 * IMAGINE);
+      });
+
       it('passes a refusal on and charges nothing', async () => {
         const before = await books();
-        mj.refuseNext(200, { code: 24, description: 'banned prompt', properties: { bannedWord: 'x' } });
+        mj.answerNext(200, { code: 24, description: 'banned prompt', properties: { bannedWord: 'x' } });
         const res = await submit('/mj/submit/imagine', { prompt: 'x' });
         expect(res.statusCode).toBe(400);
         expect(res.json()).toMatchObject({ code: 24, description: 'banned prompt' });
@@ -364,7 +400,7 @@ for (const target of engineTargets()) {
 
       it("does not pass the upstream's refusal of the gateway's key on as the client's", async () => {
         const before = await books();
-        suno.refuseNext(401, { code: 'unauthorized', message: 'invalid key', data: null });
+        suno.answerNext(401, { code: 'unauthorized', message: 'invalid key', data: null });
         const res = await call('POST', '/suno/submit/music', { prompt: 'x', mv: 'chirp-v3-5' });
         expect(res.statusCode).toBe(502);
         expect(res.json()).toMatchObject({ code: 'upstream_auth_failed', data: null });

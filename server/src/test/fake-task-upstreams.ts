@@ -36,8 +36,8 @@ export interface FakeTaskUpstream {
   progress(id: string, percent: number): void;
   succeed(id: string): void;
   fail(id: string, reason: string): void;
-  /** The next submit answers this instead of taking the task. */
-  refuseNext(status: number, body: unknown): void;
+  /** The next submit answers this (a refusal, a queued or known task) instead of taking a new task. */
+  answerNext(status: number, body: unknown): void;
   /** Every poll answers this status (an upstream that is down). */
   pollStatus: number;
   /** While true, requests are read and never answered (an upstream that hangs). */
@@ -120,7 +120,7 @@ async function serve(
       t.state = 'FAILURE';
       t.failReason = reason;
     },
-    refuseNext(status, body) {
+    answerNext(status, body) {
       base.refusal = { status, body };
     },
     get pollStatus() {

@@ -77,10 +77,14 @@ async function submit(
   const body = parseJsonBody(req.body);
   const shape = submitShape(path, body);
   let taskCaller = caller;
+  let parent: MidjourneyRow | undefined;
   if (shape.parentId !== undefined && path !== 'submit/imagine') {
     // An action on an earlier task: only its owner may press its buttons, on the channel that has it.
-    const parent = await s.repos.midjourneys.byMjId(shape.parentId);
+    parent = await s.repos.midjourneys.byMjId(shape.parentId);
     if (!visibleTo(caller, parent)) return notFound(reply);
+    // Buttons exist once the task is done; a modal completes an action still waiting for it.
+    if (parent.status !== TaskStatus.Success && path !== 'submit/modal')
+      throw new MjActionError(`task ${parent.mj_id} has not succeeded (${parent.status || 'unknown'})`);
     taskCaller = { ...caller, pinChannelId: parent.channel_id };
   }
   const model = billedModel(mode, shape.action);
@@ -92,7 +96,8 @@ async function submit(
     model,
     describe: `Midjourney ${shape.action}`,
     async send(channel) {
-      const url = joinUrl(channel.baseUrl, `${mode ? `${mode}/` : ''}mj/${path}`);
+      // The mode picks the price only; the proxy serves every submit under /mj.
+      const url = joinUrl(channel.baseUrl, `mj/${path}`);
       const answer = await callTaskUpstream(s, channel, {
         method: 'POST',
         url,
@@ -130,13 +135,17 @@ async function submit(
     async record(accepted, upstreamId, selection, quota) {
       const now = s.clock.nowSeconds();
       const p = accepted.body;
+      // Code 21: the proxy already has this task; with a result it is finished now.
+      const known = existingResult(accepted.upstream);
+      const done = upload || known !== undefined;
       return s.repos.midjourneys.insert({
         code: accepted.upstream.code as number,
         user_id: caller.user.id,
         token_id: caller.token.id,
         action: shape.action,
         mj_id: storableText(upstreamId).slice(0, 190),
-        prompt: typeof p.prompt === 'string' ? storableText(p.prompt).slice(0, 20_000) : '',
+        prompt:
+          typeof p.prompt === 'string' ? storableText(p.prompt).slice(0, 20_000) : (parent?.prompt ?? ''),
         prompt_en: '',
         description:
           typeof accepted.upstream.description === 'string'
@@ -144,11 +153,11 @@ async function submit(
             : '',
         state: typeof p.state === 'string' ? storableText(p.state).slice(0, 2000) : '',
         submit_time: now,
-        start_time: upload ? now : 0,
-        finish_time: upload ? now : 0,
-        image_url: '',
-        status: upload ? TaskStatus.Success : TaskStatus.Submitted,
-        progress: upload ? '100%' : '0%',
+        start_time: done ? now : 0,
+        finish_time: done ? now : 0,
+        image_url: known ?? '',
+        status: done ? TaskStatus.Success : TaskStatus.Submitted,
+        progress: done ? '100%' : '0%',
         fail_reason: '',
         channel_id: selection.channel.id,
         quota,
@@ -163,7 +172,21 @@ async function submit(
     charged: (rowId, quota) => s.repos.midjourneys.setQuota(rowId, quota),
   });
   if (!result.ok) return reply.status(result.status).send(result.body);
-  return reply.send(result.accepted.upstream);
+  const answer = result.accepted.upstream;
+  // Existing (21) and queued (22) tasks are taken tasks: clients wait for code 1. A modal-bound
+  // action (inpaint, custom zoom) keeps its 21, which tells the client to send the modal.
+  const awaitsModal = shape.action === 'INPAINT' || shape.action === 'CUSTOM_ZOOM';
+  if (answer.code === 22 || (answer.code === 21 && !awaitsModal)) return reply.send({ ...answer, code: 1 });
+  return reply.send(answer);
+}
+
+/** The image of a task the proxy already finished (code 21 with `properties.status` SUCCESS). */
+function existingResult(upstream: Record<string, unknown>): string | undefined {
+  if (upstream.code !== 21) return undefined;
+  const p = upstream.properties as { status?: unknown; imageUrl?: unknown } | undefined;
+  return p?.status === TaskStatus.Success && typeof p.imageUrl === 'string' && p.imageUrl !== ''
+    ? storableText(p.imageUrl).slice(0, 2000)
+    : undefined;
 }
 
 async function fetchTask(s: Services, req: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) {
