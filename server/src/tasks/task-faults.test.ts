@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clusterQueries } from '../cluster/cluster-queries.js';
+import { JobLease } from '../cluster/job-lease.js';
 import { type FakeTaskUpstream, startFakeMidjourney } from '../test/fake-task-upstreams.js';
 import { createChannel, createToken } from '../test/relay-fixtures.js';
 import { createTestApp, ROOT_PASSWORD, registerUser, type TestApp } from '../test/test-app.js';
+import { TaskPoller } from './task-poller.js';
 
 // An upstream that takes a task and then hangs: submits and polls give up after the channel's
 // first-byte timeout instead of waiting for ever, nothing is charged for a submit that got no
@@ -84,5 +87,63 @@ describe('task relays against a hanging upstream', () => {
     // The timeout does not wait for the channel's back-off.
     expect((await t.s.jobs.taskPoller.pollOnce()).refunded).toBe(1);
     expect(await quota()).toBe(before + row.quota);
+  });
+});
+
+describe('more unfinished tasks than one run reads', () => {
+  let t: TestApp;
+  let fake: FakeTaskUpstream;
+  let key: string;
+
+  beforeAll(async () => {
+    fake = await startFakeMidjourney({ secret: SECRET });
+    t = await createTestApp({ env: { TASK_POLL_SECONDS: '3600' } });
+    const root = await t.signIn('root', ROOT_PASSWORD);
+    await createChannel(t, root, { type: 34, name: 'mj', key: SECRET, base_url: fake.url, models: ['mj_*'] });
+    key = (await createToken(t, root)).key;
+  });
+
+  afterAll(async () => {
+    await t?.close();
+    await fake?.close();
+  });
+
+  it('reads on from where the last run stopped, so later tasks are not starved', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const res = await t.call({
+        method: 'POST',
+        url: '/mj/submit/imagine',
+        headers: { 'mj-api-secret': key },
+        payload: { prompt: `batch ${i}` },
+      });
+      ids.push((res.json() as { result: string }).result);
+    }
+    // The oldest two stay unfinished upstream; the rest are done.
+    for (const id of ids.slice(2)) fake.succeed(id);
+    const lease = new JobLease(clusterQueries(t.s.database), 'batch-test-poller', 'batch-node', 60_000, () =>
+      Date.now(),
+    );
+    const poller = new TaskPoller(
+      () => t.s,
+      lease,
+      { timeoutSeconds: 3600, batchSize: 2 },
+      () => {},
+    );
+    const asked = () =>
+      fake.requests
+        .filter((r) => r.path === '/mj/task/list-by-condition')
+        .map((r) => (r.json as { ids: string[] }).ids);
+    await poller.pollOnce();
+    await poller.pollOnce();
+    await poller.pollOnce();
+    expect(asked()).toEqual([ids.slice(0, 2), ids.slice(2, 4), ids.slice(4)]);
+    const statuses = await Promise.all(
+      ids.map(async (id) => (await t.s.repos.midjourneys.byMjId(id))!.status),
+    );
+    expect(statuses).toEqual(['SUBMITTED', 'SUBMITTED', 'SUCCESS', 'SUCCESS', 'SUCCESS']);
+    // Back to the start: the two still open are asked about again.
+    await poller.pollOnce();
+    expect(asked().at(-1)).toEqual(ids.slice(0, 2));
   });
 });

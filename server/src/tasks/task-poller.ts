@@ -86,6 +86,8 @@ export class TaskPoller {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<unknown> | undefined;
   private readonly backoff = new Map<string, { failures: number; untilMs: number }>();
+  /** Where the next run reads on from, per table: more than a batch of unfinished tasks take turns. */
+  private readonly cursor = { midjourneys: 0, tasks: 0 };
   private readonly batchSize: number;
   private readonly backoffBaseMs: number;
   private readonly backoffMaxMs: number;
@@ -140,9 +142,12 @@ export class TaskPoller {
     // A submit's settlement is committed before its task can be refunded.
     await s.relay.ledger.flush();
     const [mj, others] = await Promise.all([
-      s.repos.midjourneys.unfinished(this.batchSize),
-      s.repos.tasks.unfinished(this.batchSize),
+      s.repos.midjourneys.unfinished(this.batchSize, this.cursor.midjourneys),
+      s.repos.tasks.unfinished(this.batchSize, this.cursor.tasks),
     ]);
+    // A short batch reached the end: the next run starts from the first again.
+    this.cursor.midjourneys = mj.length < this.batchSize ? 0 : (mj.at(-1)?.id ?? 0);
+    this.cursor.tasks = others.length < this.batchSize ? 0 : (others.at(-1)?.id ?? 0);
     const report: PollReport = { asked: 0, updated: 0, refunded: 0, channelsFailed: 0 };
     const now = s.clock.nowSeconds();
     const groups = new Map<string, { family: TaskFamily; channelId: number; tasks: PolledTask[] }>();

@@ -1,4 +1,4 @@
-import { LogType, providerById } from '@switchyard/domain';
+import { isAdminRole, LogType, providerById } from '@switchyard/domain';
 import type { FastifyBaseLogger } from 'fastify';
 import { computeQuota } from '../billing/quota-math.js';
 import { emptyUsage } from '../billing/usage.js';
@@ -73,7 +73,7 @@ function channelFault(status: number): RelayError | undefined {
 
 /** The token's user may see any task: administrators. */
 export function seesEveryTask(caller: RelayCaller): boolean {
-  return caller.user.role >= 10;
+  return isAdminRole(caller.user.role);
 }
 
 async function selectOfType(

@@ -97,11 +97,12 @@ export function midjourneysQueries({ db, dialect }: Database) {
     },
 
     /** Tasks not yet SUCCESS or FAILURE, oldest first: what the poller brings up to date. */
-    async unfinished(limit: number): Promise<MidjourneyRow[]> {
+    async unfinished(limit: number, afterId = 0): Promise<MidjourneyRow[]> {
       return db
         .selectFrom('midjourneys')
         .selectAll()
         .where('status', 'not in', FINAL_STATUSES)
+        .where('id', '>', afterId)
         .orderBy('id', 'asc')
         .limit(limit)
         .execute();

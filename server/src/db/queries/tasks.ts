@@ -102,11 +102,12 @@ export function tasksQueries({ db, dialect }: Database) {
     },
 
     /** Tasks not yet SUCCESS or FAILURE, oldest first: what the poller brings up to date. */
-    async unfinished(limit: number): Promise<TaskRow[]> {
+    async unfinished(limit: number, afterId = 0): Promise<TaskRow[]> {
       return db
         .selectFrom('tasks')
         .selectAll()
         .where('status', 'not in', FINAL_STATUSES)
+        .where('id', '>', afterId)
         .orderBy('id', 'asc')
         .limit(limit)
         .execute();
