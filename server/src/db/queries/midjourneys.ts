@@ -3,7 +3,7 @@ import type { Database } from '../create-db.js';
 import { insertReturningId, toNumber } from '../dialect.js';
 import type { MidjourneysTable, Tables } from '../tables.js';
 import type { ListRequest } from './channels.js';
-import { FINAL_STATUSES } from './task-refunds.js';
+import { FINAL_STATUSES, OPEN_STATUSES } from './task-refunds.js';
 
 export type MidjourneyRow = Selectable<MidjourneysTable>;
 export type NewMidjourney = Insertable<MidjourneysTable>;
@@ -96,12 +96,12 @@ export function midjourneysQueries({ db, dialect }: Database) {
       await db.updateTable('midjourneys').set({ quota }).where('id', '=', id).execute();
     },
 
-    /** Tasks not yet SUCCESS or FAILURE, oldest first: what the poller brings up to date. */
+    /** Tasks still open (not SUCCESS or FAILURE), oldest first: what the poller brings up to date. */
     async unfinished(limit: number, afterId = 0): Promise<MidjourneyRow[]> {
       return db
         .selectFrom('midjourneys')
         .selectAll()
-        .where('status', 'not in', FINAL_STATUSES)
+        .where('status', 'in', OPEN_STATUSES)
         .where('id', '>', afterId)
         .orderBy('id', 'asc')
         .limit(limit)

@@ -27,6 +27,20 @@ export interface TaskFailure {
 export const FINAL_STATUSES: readonly string[] = [TaskStatus.Success, TaskStatus.Failure];
 
 /**
+ * Every other state a task row is written with (MODAL: midjourney-proxy waits for a modal; '': a
+ * row one-hub made before its first poll). Listed so the poller's read uses the status index.
+ */
+export const OPEN_STATUSES: readonly string[] = [
+  TaskStatus.NotStart,
+  TaskStatus.Submitted,
+  TaskStatus.Queued,
+  TaskStatus.InProgress,
+  TaskStatus.Unknown,
+  'MODAL',
+  '',
+];
+
+/**
  * Marks the task failed and gives its charge back, once: the conditional UPDATE that moves it to
  * FAILURE is the claim, so two pollers (or a poll racing a timeout) refund it once between them.
  * Balances, used counters and the system log row change in the same transaction.

@@ -3,7 +3,7 @@ import type { Database } from '../create-db.js';
 import { insertReturningId, toNumber } from '../dialect.js';
 import type { Tables, TasksTable } from '../tables.js';
 import type { ListRequest } from './channels.js';
-import { FINAL_STATUSES } from './task-refunds.js';
+import { FINAL_STATUSES, OPEN_STATUSES } from './task-refunds.js';
 
 export type TaskRow = Selectable<TasksTable>;
 export type NewTask = Insertable<TasksTable>;
@@ -101,12 +101,12 @@ export function tasksQueries({ db, dialect }: Database) {
       await db.updateTable('tasks').set({ quota }).where('id', '=', id).execute();
     },
 
-    /** Tasks not yet SUCCESS or FAILURE, oldest first: what the poller brings up to date. */
+    /** Tasks still open (not SUCCESS or FAILURE), oldest first: what the poller brings up to date. */
     async unfinished(limit: number, afterId = 0): Promise<TaskRow[]> {
       return db
         .selectFrom('tasks')
         .selectAll()
-        .where('status', 'not in', FINAL_STATUSES)
+        .where('status', 'in', OPEN_STATUSES)
         .where('id', '>', afterId)
         .orderBy('id', 'asc')
         .limit(limit)
