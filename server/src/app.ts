@@ -18,6 +18,7 @@ import { RealtimeGateway } from './realtime/realtime-gateway.js';
 import { HotRelay } from './relay/hot-relay.js';
 import { RELAY_POST_ROUTES, registerRelayRoutes } from './relay/relay-routes.js';
 import type { Services } from './services.js';
+import { registerTaskRoutes } from './tasks/task-routes.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -150,6 +151,7 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
   await app.register(fastifyCookie, { secret: s.secrets.sessionSecret });
   installErrorHandler(app);
   await registerRelayRoutes(app, s);
+  await registerTaskRoutes(app, s);
 
   // API answers and the console compressed in a scope of their own: the relay's replies (streams,
   // written on the hijacked socket) stay as the upstream sent them.

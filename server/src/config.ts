@@ -71,6 +71,13 @@ const envSchema = z.object({
     .regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1-64 letters, digits, dots, dashes or underscores')
     .optional(),
   RESERVE_LEASE_SECONDS: z.coerce.number().int('must be a whole number').min(10).max(86_400).default(120),
+  TASK_POLL_SECONDS: z.coerce.number().int('must be a whole number').min(1).max(3600).default(15),
+  TASK_TIMEOUT_SECONDS: z.coerce
+    .number()
+    .int('must be a whole number')
+    .min(60)
+    .max(30 * 86_400)
+    .default(86_400),
   // Off until leases meet their throughput goal: a leased slice shows as gone from the balance.
   QUOTA_LEASE_SLICE: z.coerce.number().int('must be a whole number').min(0).default(0),
   LANGUAGE: z.enum(['zh_CN', 'zh_HK', 'en_US', 'ja_JP']).default('zh_CN'),
@@ -159,6 +166,10 @@ export interface Config {
   nodeId: string | undefined;
   /** Seconds a reserve held in the database outlives a node that stopped renewing it. */
   reserveLeaseSeconds: number;
+  /** How often unfinished Midjourney, Suno and Kling tasks are brought up to date. */
+  taskPollSeconds: number;
+  /** A task unfinished this long after its submit is failed and its charge given back. */
+  taskTimeoutSeconds: number;
   /** Quota a node moves at a time into a lease it reserves against in memory (PostgreSQL, MySQL); 0 = off. */
   quotaLeaseSlice: number;
   /** Management API requests per client IP per 3 minutes; 0 turns the limit off. */
@@ -238,6 +249,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     shutdownDrainMs: e.SHUTDOWN_DRAIN_SECONDS * 1000,
     nodeId: e.NODE_ID,
     reserveLeaseSeconds: e.RESERVE_LEASE_SECONDS,
+    taskPollSeconds: e.TASK_POLL_SECONDS,
+    taskTimeoutSeconds: e.TASK_TIMEOUT_SECONDS,
     quotaLeaseSlice: e.QUOTA_LEASE_SLICE,
     apiRateLimit: e.API_RATE_LIMIT,
     criticalRateLimit: e.CRITICAL_RATE_LIMIT,

@@ -87,6 +87,8 @@ import { RelayAuthenticator } from './relay/token-auth.js';
 import { TurnEnd } from './relay/turn-end.js';
 import { resolveSecrets, type Secrets } from './secrets.js';
 import type { Clock, Repos, Services } from './services.js';
+import { KlingTokenCache } from './tasks/kling/kling-token.js';
+import { TaskPoller } from './tasks/task-poller.js';
 import type { CallTracer } from './tracing/call-tracer.js';
 
 const OPTION_POLL_MS = 5000;
@@ -381,6 +383,17 @@ export async function composeServices(
       await statisticsRollup.stop();
       await rollupLease.release().catch(() => {});
     });
+    // Unfinished Midjourney, Suno and Kling tasks, polled by one node at a time: a lease three runs
+    // long hands the poller over when its node goes quiet.
+    const taskPollMs = config.taskPollSeconds * 1000;
+    const taskPoller = new TaskPoller(
+      () => services,
+      new JobLease(cluster, 'task-poller', nodeId, Math.max(3 * taskPollMs, 60_000), clock.nowMs),
+      { timeoutSeconds: config.taskTimeoutSeconds },
+      warn,
+    );
+    taskPoller.start(taskPollMs);
+    closers.push(() => taskPoller.stop());
     if (database.dialect !== 'sqlite') {
       const roster = new NodeRoster(cluster, nodeId, Boolean(config.redisUrl), clock.nowMs, warn);
       await roster.start(HEARTBEAT_MS).catch((err) => warn(`node heartbeat failed: ${String(err)}`));
@@ -433,7 +446,8 @@ export async function composeServices(
       turnstile: overrides.turnstile ?? new HttpTurnstileVerifier(config.turnstileVerifyUrl),
       paymentDrivers: PAYMENT_DRIVERS,
       relay,
-      jobs: { statisticsRollup },
+      jobs: { statisticsRollup, taskPoller },
+      tasks: { klingTokens: new KlingTokenCache(clock.nowSeconds) },
       clock,
       ops: {
         nodeId,
