@@ -129,6 +129,7 @@ describe('ListScreen', () => {
 
     // The select offers the described options; "All" clears the filter.
     fireEvent.mouseDown(screen.getByRole('combobox', { name: 'State' }));
+    // Chosen within the search field's pause after Enter: its timer must not write the old filters back.
     await act(async () => fireEvent.click(await screen.findByRole('option', { name: 'All' })));
     await waitFor(() => expect(location).toBe('?keyword=item-1'));
     await screen.findByText('item-11');

@@ -1,7 +1,7 @@
 import Search from '@mui/icons-material/Search';
 import InputAdornment from '@mui/material/InputAdornment';
 import TextField from '@mui/material/TextField';
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 
 /** How long typing must pause before the filter applies by itself. */
 export const SEARCH_DELAY_MS = 400;
@@ -21,9 +21,16 @@ export function SearchField(props: {
   const apply = () => {
     if (text.trim() !== props.value) props.onApply(text.trim());
   };
-  // biome-ignore lint/correctness/useExhaustiveDependencies: reruns only when the text changes
+  // The pause's timer calls the apply of the latest render: one captured when typing began would
+  // compare against the old value and write the filters of that render back over a newer choice
+  // (a select changed meanwhile, or the same text already applied with Enter).
+  const latestApply = useRef(apply);
   useEffect(() => {
-    const timer = setTimeout(apply, SEARCH_DELAY_MS);
+    latestApply.current = apply;
+  });
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the pause restarts with each change of the text
+  useEffect(() => {
+    const timer = setTimeout(() => latestApply.current(), SEARCH_DELAY_MS);
     return () => clearTimeout(timer);
   }, [text]);
   return (
