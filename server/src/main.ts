@@ -51,6 +51,7 @@ import { sessionsQueries } from './db/queries/sessions.js';
 import { statisticsQueries } from './db/queries/statistics.js';
 import { tasksQueries } from './db/queries/tasks.js';
 import { telegramMenusQueries } from './db/queries/telegram-menus.js';
+import { telegramUpdatesQueries } from './db/queries/telegram-updates.js';
 import { tokensQueries } from './db/queries/tokens.js';
 import { userGroupsQueries } from './db/queries/user-groups.js';
 import { usersQueries } from './db/queries/users.js';
@@ -87,6 +88,8 @@ import { RelayAuthenticator } from './relay/token-auth.js';
 import { TurnEnd } from './relay/turn-end.js';
 import { resolveSecrets, type Secrets } from './secrets.js';
 import type { Clock, Repos, Services } from './services.js';
+import { installCommands } from './telegram/bot-commands.js';
+import { pollLeaseMs, TelegramBot, type TelegramTiming } from './telegram/telegram-bot.js';
 import type { CallTracer } from './tracing/call-tracer.js';
 
 const OPTION_POLL_MS = 5000;
@@ -104,6 +107,8 @@ export interface ComposeOverrides {
   turnstile?: TurnstileVerifier;
   secrets?: Secrets;
   onWarning?: (message: string) => void;
+  /** The Telegram bot's poll and back-off times (tests shorten them). */
+  telegramTiming?: Partial<TelegramTiming>;
 }
 
 /**
@@ -209,7 +214,11 @@ export async function composeServices(
           breaker.trip(`not reachable at start: ${err instanceof Error ? err.message : String(err)}`),
         );
       redisState = { ping: () => redis.ping(), available: () => breaker.available };
-      kv = new FallbackKvStore(new RedisKvStore(redis, `${config.redisKeyPrefix}kv:`), new MemoryKvStore(clock.nowMs), breaker);
+      kv = new FallbackKvStore(
+        new RedisKvStore(redis, `${config.redisKeyPrefix}kv:`),
+        new MemoryKvStore(clock.nowMs),
+        breaker,
+      );
       limiter = new FallbackRateLimiter(
         new RedisRateLimiter(redis, `${config.redisKeyPrefix}rl:`),
         new MemoryRateLimiter(clock.nowMs),
@@ -219,7 +228,12 @@ export async function composeServices(
       breaker.onRecover(() => redisBus.reloadAll());
       bus = redisBus;
       sessions = new FallbackSessionStore(
-        new RedisSessionStore(redis, config.sessionTtlSeconds, clock.nowSeconds, `${config.redisKeyPrefix}sess:`),
+        new RedisSessionStore(
+          redis,
+          config.sessionTtlSeconds,
+          clock.nowSeconds,
+          `${config.redisKeyPrefix}sess:`,
+        ),
         new DbSessionStore(repos.sessions, config.sessionTtlSeconds, clock.nowSeconds),
         breaker,
       );
@@ -396,6 +410,30 @@ export async function composeServices(
           pendingSettlements: () => relay.pending.size,
         })
       : undefined;
+    // The messaging bot: one poller across the nodes (the lease), restarted when its options change.
+    const telegram = new TelegramBot({
+      settings: () => ({
+        token: options.current.TelegramBotToken,
+        webhookSecret: options.current.TelegramWebhookSecret,
+        serverAddress: options.current.ServerAddress,
+      }),
+      apiUrl: config.telegramApiUrl,
+      dispatcher: upstream,
+      lease: new JobLease(
+        cluster,
+        'telegram-poll',
+        nodeId,
+        pollLeaseMs(overrides.telegramTiming),
+        clock.nowMs,
+      ),
+      claims: telegramUpdatesQueries(database),
+      menus: repos.telegramMenus,
+      nodeId,
+      nowSeconds: clock.nowSeconds,
+      install: (bot) => installCommands(bot, () => services),
+      warn,
+      ...(overrides.telegramTiming ? { timing: overrides.telegramTiming } : {}),
+    });
     const services: Services = {
       config,
       secrets,
@@ -416,6 +454,7 @@ export async function composeServices(
       paymentDrivers: PAYMENT_DRIVERS,
       relay,
       jobs: { statisticsRollup },
+      telegram,
       clock,
       ops: {
         nodeId,
@@ -428,6 +467,10 @@ export async function composeServices(
         for (const close of closers.reverse()) await close().catch(() => {});
       },
     };
+    options.onChange(() => void telegram.apply());
+    void telegram.apply();
+    // Pushed last, so it stops first: the poller's lease is handed over before the database closes.
+    closers.push(() => telegram.stop());
     return { services, seed };
   } catch (err) {
     for (const close of closers.reverse()) await close().catch(() => {});

@@ -35,6 +35,7 @@ import type { OptionStore } from './options/option-store.js';
 import type { GatewayDriver } from './payments/gateway.js';
 import type { RelayServices } from './relay/relay-services.js';
 import type { Secrets } from './secrets.js';
+import type { TelegramBot } from './telegram/telegram-bot.js';
 import type { CallTracer } from './tracing/call-tracer.js';
 
 export interface Repos {
@@ -93,6 +94,8 @@ export interface Services {
   relay: RelayServices;
   /** Scheduled work, started by main.ts's composition and stopped by close(). */
   jobs: { statisticsRollup: StatisticsRollup };
+  /** The messaging bot (off until TelegramBotToken is set). */
+  telegram: TelegramBot;
   clock: Clock;
   /** Operating a node: its name, metrics (when METRICS_TOKEN is set), Redis reachability for /readyz. */
   ops?: {

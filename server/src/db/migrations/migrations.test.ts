@@ -40,6 +40,7 @@ const EXPECTED_TABLES = [
   'statistics',
   'tasks',
   'telegram_menus',
+  'telegram_updates',
   'tokens',
   'user_groups',
   'users',
@@ -72,6 +73,7 @@ for (const target of engineTargets()) {
           '0010_quota_reminders',
           '0011_quota_leases',
           '0012_payment_order_status',
+          '0013_telegram_updates',
         ]);
         expect(await migrateToLatest(a.db, a.dialect)).toEqual([]);
         // PostgreSQL's introspection lists every schema on the server, other test files' too.
