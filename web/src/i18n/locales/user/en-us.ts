@@ -199,6 +199,7 @@ export const userEnUS: Messages<typeof userZhCN> = {
     bindLark: 'Lark',
     bindOidc: 'OIDC',
     bindTelegram: 'Telegram',
+    telegramHint: 'Open @{{bot}} and send /bind with an access token generated on this page',
     bound: 'Bound',
     notBound: 'Not bound',
     bind: 'Bind',

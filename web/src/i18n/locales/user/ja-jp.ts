@@ -199,6 +199,7 @@ export const userJaJP: Messages<typeof userZhCN> = {
     bindLark: 'Lark',
     bindOidc: 'OIDC',
     bindTelegram: 'Telegram',
+    telegramHint: '@{{bot}} を開き、このページで生成したアクセストークンとともに /bind を送信してください',
     bound: '連携済み',
     notBound: '未連携',
     bind: '連携する',

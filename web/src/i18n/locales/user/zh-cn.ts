@@ -196,6 +196,7 @@ export const userZhCN = {
     bindLark: '飞书',
     bindOidc: 'OIDC',
     bindTelegram: 'Telegram',
+    telegramHint: '打开 @{{bot}}，发送 /bind 和本页生成的访问令牌',
     bound: '已绑定',
     notBound: '未绑定',
     bind: '绑定',

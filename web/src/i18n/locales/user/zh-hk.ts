@@ -198,6 +198,7 @@ export const userZhHK: Messages<typeof userZhCN> = {
     bindLark: '飛書',
     bindOidc: 'OIDC',
     bindTelegram: 'Telegram',
+    telegramHint: '開啟 @{{bot}}，傳送 /bind 及本頁產生的存取權杖',
     bound: '已綁定',
     notBound: '未綁定',
     bind: '綁定',
