@@ -184,6 +184,7 @@ export class TelegramBot {
   private run: BotRun | undefined;
   private applying: Promise<void> = Promise.resolve();
   private lastPrune = 0;
+  private stopped = false;
   private readonly timing: TelegramTiming;
 
   constructor(private readonly deps: TelegramBotDeps) {
@@ -240,6 +241,7 @@ export class TelegramBot {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     await this.applying.catch(() => {});
     await this.run?.stop();
     this.run = undefined;

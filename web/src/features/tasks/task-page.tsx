@@ -94,7 +94,15 @@ export default function TaskPage() {
     {
       id: 'result',
       header: t('user.task.result'),
-      cell: (r) => <TaskMediaPreview media={taskMedia(r.data)} />,
+      // A failed task's result is why it failed: the reason stays in sight in a wide table.
+      cell: (r) =>
+        r.status === TaskStatus.Failure && r.fail_reason ? (
+          <Typography variant="body2" color="error" sx={{ maxWidth: 240 }}>
+            {r.fail_reason}
+          </Typography>
+        ) : (
+          <TaskMediaPreview media={taskMedia(r.data)} />
+        ),
     },
     {
       id: 'prompt',
@@ -111,6 +119,7 @@ export default function TaskPage() {
     {
       id: 'fail',
       header: t('user.task.failReason'),
+      hiddenByDefault: true,
       cell: (r) => (
         <Typography variant="body2" color="error" noWrap title={r.fail_reason} sx={{ maxWidth: 200 }}>
           {r.fail_reason}
