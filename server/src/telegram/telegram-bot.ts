@@ -206,6 +206,8 @@ export class TelegramBot {
     this.applying = this.applying
       .catch(() => {})
       .then(async () => {
+        // An option reload arriving while the node shuts down must not start the bot again.
+        if (this.stopped) return;
         const next = this.deps.settings();
         const current = this.run?.settings;
         if (
