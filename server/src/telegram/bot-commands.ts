@@ -75,7 +75,10 @@ export function installCommands(bot: Bot, services: () => Services): void {
   bot.on('message:text', async (ctx) => {
     const s = services();
     const text = ctx.message.text.trim();
-    const command = /^\/([A-Za-z0-9_]{1,64})(?:@\w+)?(?:\s|$)/.exec(text)?.[1]?.toLowerCase();
+    const parsed = /^\/([A-Za-z0-9_]{1,64})(?:@(\w+))?(?:\s|$)/.exec(text);
+    // In a group, a command addressed to another bot (/help@other_bot) is not ours to answer.
+    if (parsed?.[2] && parsed[2].toLowerCase() !== ctx.me.username.toLowerCase()) return;
+    const command = parsed?.[1]?.toLowerCase();
     if (command === undefined) {
       // The answer to "send me the token / the code".
       if (ctx.chat.type !== 'private') return;

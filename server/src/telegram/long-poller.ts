@@ -79,8 +79,15 @@ export class LongPoller {
             grammySignal(signal),
           );
           backoff = 0;
+          let renewed = Date.now();
           for (const update of updates) {
             if (signal.aborted) break;
+            // A long batch keeps the lease; once it is lost the rest is left to its new holder.
+            if (Date.now() - renewed > this.o.leaseRetryMs) {
+              renewed = Date.now();
+              this.held = await this.lease.hold();
+              if (!this.held) break;
+            }
             // A failed claim (the database away) throws: the update stays unconfirmed and comes
             // again after the back-off. Confirmed ones go with the next call's offset.
             await this.o.handle(update);

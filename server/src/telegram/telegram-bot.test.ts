@@ -178,6 +178,9 @@ for (const target of engineTargets()) {
         expect(await ask(9001, '/pricing')).toBe('<b>Cheap</b>');
         expect(fake.sent.at(-1)?.parse_mode).toBe('HTML');
         expect(await ask(9001, '/nosuch')).toBe('I do not know /nosuch. Send /help to see what I can do.');
+        // A command addressed to another bot is left alone: the next answer is to /pricing.
+        fake.message(9001, '/nosuch@other_bot', { chatType: 'group', chatId: -100 });
+        expect(await ask(9001, '/pricing', { chatType: 'group', chatId: -100 })).toBe('<b>Cheap</b>');
         expect(await ask(9001, '/help', { language: 'zh-hans' })).toMatch(/^命令/);
         expect(await ask(9002, '/balance', { chatType: 'group', chatId: -100 })).toMatch(/private chat/);
 
