@@ -46,9 +46,9 @@ export default function TelegramMenuPage() {
     success: t('admin.common.deleted'),
   });
   // Restarts the bot and registers its command list (built-ins and this menu) with Telegram again.
-  const reload = useAdminAction(() => api('PUT', `${PATH}/reload`), {
+  const reload = useAdminAction(() => api<{ status: boolean }>('PUT', `${PATH}/reload`), {
     invalidate: [PATH],
-    success: t('admin.telegram.reloaded'),
+    success: (r) => t(r.status ? 'admin.telegram.reloaded' : 'admin.telegram.reloadedOff'),
   });
   const entry = editing.entry;
   const initial = useMemo<FormValues>(

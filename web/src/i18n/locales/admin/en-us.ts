@@ -309,6 +309,7 @@ export const adminEnUS: Messages<typeof adminZhCN> = {
     builtIn: 'Built-in commands: {{commands}}',
     reload: 'Restart the bot',
     reloaded: 'The bot was restarted and its commands registered again',
+    reloadedOff: 'The bot is not running: check its token in the system settings, and the server log',
   },
   redemption: {
     create: 'Generate codes',

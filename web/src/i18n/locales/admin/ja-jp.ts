@@ -306,6 +306,7 @@ export const adminJaJP: Messages<typeof adminZhCN> = {
     builtIn: '組み込みコマンド：{{commands}}',
     reload: 'ボットを再起動',
     reloaded: 'ボットを再起動し、コマンドを登録し直しました',
+    reloadedOff: 'ボットは動いていません：システム設定のトークンとサーバーのログを確認してください',
   },
   redemption: {
     create: '一括生成',

@@ -298,6 +298,7 @@ export const adminZhCN = {
     builtIn: '内置命令：{{commands}}',
     reload: '重启机器人',
     reloaded: '机器人已重启，命令已重新注册',
+    reloadedOff: '机器人未运行：请检查系统设置中的令牌和服务器日志',
   },
   redemption: {
     create: '批量生成',

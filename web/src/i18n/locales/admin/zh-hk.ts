@@ -300,6 +300,7 @@ export const adminZhHK: Messages<typeof adminZhCN> = {
     builtIn: '內建指令：{{commands}}',
     reload: '重新啟動機械人',
     reloaded: '機械人已重新啟動，指令已重新登記',
+    reloadedOff: '機械人未運行：請檢查系統設定中的權杖及伺服器日誌',
   },
   redemption: {
     create: '批次產生',
