@@ -17,8 +17,8 @@ import type { ReplyMode } from './upstream/fake-upstream.js';
 
 /**
  * After a switch nginx's old worker closes its idle keep-alive connections; a request the gateway
- * sends on one of them just then fails and is retried on another channel (it happened once in
- * nineteen switches of the first full run). A moment without load lets the gateway see them close.
+ * sends on one of them just then fails and is retried on another channel (rarely, but it happens).
+ * A moment without load lets the gateway see them close.
  */
 const SWITCH_PAUSE_MS = 300;
 

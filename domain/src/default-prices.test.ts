@@ -72,7 +72,7 @@ describe('default prices', () => {
     });
   });
 
-  it('prices Midjourney and Suno per call as in the reference', () => {
+  it('prices Midjourney and Suno per call, as one-hub does', () => {
     for (const prefix of ['mj_', 'mj_turbo_', 'mj_relax_']) {
       expect(price(`${prefix}imagine`)).toMatchObject({ type: 'times', channel_type: 34, input: 50 });
       expect(price(`${prefix}upscale`).input).toBe(25);

@@ -1,6 +1,6 @@
 // The built-in price table (GET /api/prices?type=default, and the seed of an empty prices table).
-// Rows are written in the vendors' list prices, USD per 1M tokens, and converted with reference
-// §5.1: ratio 1 = $0.002 per 1K tokens, so ratio = USD per 1M / 2.
+// Rows are written in the vendors' list prices, USD per 1M tokens, and converted with one-hub's
+// price unit: ratio 1 = $0.002 per 1K tokens, so ratio = USD per 1M / 2.
 
 import type { PriceType } from './enums.js';
 
@@ -58,7 +58,7 @@ const cacheRead = (share: number) => ({ cached_read_tokens: share });
 // Anthropic: 5-minute cache writes cost 1.25× input, reads 0.1×.
 const ANTHROPIC_CACHE = { cached_read_tokens: 0.1, cached_write_tokens: 1.25 };
 
-// Image models: the relay counts 1000 × size factor × n prompt tokens per request (reference §5.2),
+// Image models: the relay counts 1000 × size factor × n prompt tokens per request,
 // so a 1024² dall-e-2 image (factor 1.25) at ratio 8 costs 10 000 quota = $0.02, its list price.
 const openai: DefaultPrice[] = [
   perM('gpt-5', OPENAI, 1.25, 10, cacheRead(0.1)),
@@ -191,7 +191,7 @@ const others: DefaultPrice[] = [
   perM('command-r-08-2024', COHERE, 0.15, 0.6),
 ];
 
-// Midjourney actions priced per call in the fast, turbo and relax modes alike (reference §5.1).
+// Midjourney actions priced per call in the fast, turbo and relax modes alike.
 const MJ_ACTIONS: readonly [action: string, price: number][] = [
   ['imagine', 50],
   ['variation', 50],

@@ -1,4 +1,5 @@
-// Numeric values are those of reference/one-hub.md §7 so existing scripts and clients keep working.
+// Numeric values are one-hub's, so existing scripts and clients keep working
+// (docs/compatibility.md, "Kept from one-hub").
 
 export const Role = { Guest: 0, Common: 1, Admin: 10, Root: 100 } as const;
 export type Role = (typeof Role)[keyof typeof Role];

@@ -7,6 +7,7 @@ export * from './provider-settings.js';
 export * from './providers.js';
 export * from './quota.js';
 export * from './schemas/channel.js';
+export * from './schemas/log-event.js';
 export * from './schemas/model-owner.js';
 export * from './schemas/option.js';
 export * from './schemas/payment.js';

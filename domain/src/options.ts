@@ -1,4 +1,4 @@
-// The typed registry of every option key (reference/one-hub.md §9). Values travel and are stored as
+// The typed registry of every option key (one-hub's keys, plus ours). Values travel and are stored as
 // strings (wire compatibility); the server keeps the parsed, typed snapshot in memory.
 
 import { TOPUP_MAX } from './quota.js';
@@ -189,7 +189,7 @@ export const DEFAULT_CHAT_LINKS: readonly Readonly<ChatLink>[] = [
   { name: 'OpenCat', url: 'opencat://team/join?domain={server}&token=sk-{key}', show: false, sort: 4 },
 ];
 
-// Reference §4.4: upstream error texts that mean the account itself is unusable.
+// Upstream error texts that mean the account itself is unusable (one-hub's default list).
 export const DEFAULT_DISABLE_CHANNEL_KEYWORDS: readonly string[] = [
   'Your credit balance is too low',
   'This organization has been disabled.',
@@ -389,7 +389,8 @@ export const optionDefs = {
   }),
   // The reference ships a built-in word list; we ship none and let the operator fill it in.
   SafeKeyWords: text('', { ...op, maxLength: 100_000 }),
-  // Reference §16.5 serves unknown models at 30/30; we refuse them unless the operator opts in.
+  // one-hub serves unknown models at 30/30; we refuse them unless the operator opts in
+  // (docs/compatibility.md, "one-hub bugs not copied").
   ServeUnpricedModels: bool(false, op),
   UnpricedModelInput: float(30, { ...op, min: 0 }),
   UnpricedModelOutput: float(30, { ...op, min: 0 }),

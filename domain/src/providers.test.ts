@@ -7,7 +7,7 @@ import {
   reservedModelOwners,
 } from './providers.js';
 
-// Channel-type numbers of reference/one-hub.md §8 (legacy commented-out types excluded).
+// one-hub's channel-type numbers (its legacy, commented-out types excluded).
 const REFERENCE_TYPES = [
   1, 3, 8, 11, 14, 15, 16, 17, 18, 19, 20, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39,
   40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 51, 52, 53, 54, 55, 56,

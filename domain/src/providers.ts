@@ -1,4 +1,4 @@
-// The provider catalog: one row per channel type (reference/one-hub.md §8, same numbers). An
+// The provider catalog: one row per channel type (one-hub's numbers). An
 // OpenAI-compatible vendor is a row here, not code: the relay picks its adapter by `protocol`.
 
 export type WireProtocol =
@@ -74,7 +74,7 @@ function voiceFields(example: string): ProviderField[] {
   }));
 }
 
-// Relay modes of reference §7 that a custom channel may re-route; paths are relative to its base URL.
+// Relay modes (one-hub's numbers) that a custom channel may re-route; paths are relative to its base URL.
 const CUSTOM_PATHS: readonly [mode: number, name: string, path: string][] = [
   [1, 'chat', '/chat/completions'],
   [2, 'completions', '/completions'],
@@ -538,7 +538,7 @@ export function providerById(id: number): ProviderDef | undefined {
   return byId.get(id);
 }
 
-/** Model-owner ids up to 1000 are the channel-type numbers (reference §2.11); admins create ids from here up. */
+/** Model-owner ids up to 1000 are the channel-type numbers; admins create ids from here up. */
 export const MODEL_OWNER_MIN_CUSTOM_ID = 1001;
 
 /** The reserved model owners seeded at start: one per catalog row. */

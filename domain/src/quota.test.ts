@@ -14,7 +14,7 @@ import {
 } from './quota.js';
 
 describe('constants', () => {
-  it('match spec §9', () => {
+  it('match the published unit: 500000 per $1, 0.002 USD and 0.014 CNY per unit', () => {
     expect(QUOTA_PER_UNIT_DEFAULT).toBe(500000);
     expect(USD_PER_QUOTA_UNIT).toBe(0.002);
     expect(CNY_PER_QUOTA_UNIT).toBe(0.014);

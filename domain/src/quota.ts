@@ -1,11 +1,11 @@
-// Quota units, currency and number formatting (spec §9). Shared by the console and by server-side
+// Quota units, currency and number formatting. Shared by the console and by server-side
 // texts (log details, mails) so both show the same figures.
 
 export const QUOTA_PER_UNIT_DEFAULT = 500000;
 /** Price ratio 1 = $0.002 per 1K tokens = 1 quota per token at the default QuotaPerUnit. */
 export const USD_PER_QUOTA_UNIT = 0.002;
 export const CNY_PER_QUOTA_UNIT = 0.014;
-/** Largest single top-up amount (spec §5, §9). */
+/** Largest single top-up amount. */
 export const TOPUP_MAX = 1000000;
 
 const UNITS = [

@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { createUser, ROOT, sidebarIds, signIn } from './support';
 
-// Spec §2 "Sidebar groups" and §6: what each role sees.
+// The sidebar's groups and its administrator-only entries: what each role sees.
 const EVERYONE = [
   'dashboard',
   'playground',
@@ -64,7 +64,7 @@ test('a collapse opens by itself on one of its pages, and the crumbs follow the 
   await expect(page.getByTestId('breadcrumbs')).toHaveText(/仪表盘.*支付设置.*支付/);
 });
 
-test('every /panel child path of the spec opens', async ({ page }) => {
+test('every /panel child path of the console opens', async ({ page }) => {
   // Twenty full page loads of real screens (each with its own API calls) under a parallel run.
   test.setTimeout(180_000);
   await signIn(page, ROOT);

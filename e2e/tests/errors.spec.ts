@@ -9,7 +9,7 @@ test('a 401 ends the session and sends the user to /login', async ({ page, conte
   expect(await page.evaluate(() => localStorage.getItem('user'))).toBeNull();
 });
 
-test('a 500 shows the spec toast', async ({ page }) => {
+test('a 500 shows the server-error toast', async ({ page }) => {
   await signIn(page, ROOT);
   await page.route('**/api/user/self', (route) =>
     route.fulfill({

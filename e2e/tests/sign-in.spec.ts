@@ -4,11 +4,12 @@ import { type FakeLark, startFakeLark } from '../../server/src/test/fake-lark';
 import { FakeOidcProvider } from '../../server/src/test/fake-oidc-provider';
 import { type FakeWeChatServer, startFakeWeChatServer } from '../../server/src/test/fake-wechat-server';
 import { decodeMail, startSmtpSink } from '../../server/src/test/smtp-sink';
-import { createUser, FAKE_GITHUB_PORT, FAKE_LARK_PORT, ROOT, signIn, toast } from './support';
+import { createUser, fakeProviderPorts, ROOT, signIn, toast } from './support';
 
 // Third-party sign-in in a real browser against fakes of the providers: an in-process OpenID
 // provider (real discovery, JWKS, code + PKCE) and GitHub's OAuth endpoints. The options these
-// tests set are the server's; the tests run one after another.
+// tests set are the server's; the tests run one after another. The "postgres" project of
+// playwright.config.ts runs them again against a server on PostgreSQL.
 test.describe.configure({ mode: 'serial' });
 
 let idp: FakeOidcProvider;
@@ -23,14 +24,15 @@ async function setOptions(options: Record<string, string>) {
 }
 
 test.beforeAll(async ({ baseURL }) => {
+  const ports = fakeProviderPorts(Number(new URL(baseURL as string).port));
   idp = await FakeOidcProvider.start({
     clientId: 'e2e-console',
     clientSecret: 'e2e-oidc-secret',
     redirectUris: [`${baseURL}/oauth/oidc`],
   });
-  gh = await startFakeGitHub({ clientId: 'e2e-gh', clientSecret: 'e2e-gh-secret' }, FAKE_GITHUB_PORT);
+  gh = await startFakeGitHub({ clientId: 'e2e-gh', clientSecret: 'e2e-gh-secret' }, ports.github);
   gh.callbackUrl = `${baseURL}/oauth/github`;
-  lark = await startFakeLark({ appId: 'cli_e2e', appSecret: 'e2e-lark-secret' }, FAKE_LARK_PORT);
+  lark = await startFakeLark({ appId: 'cli_e2e', appSecret: 'e2e-lark-secret' }, ports.lark);
   wechat = await startFakeWeChatServer('e2e-wechat-token');
   root = await newRequest.newContext({ baseURL });
   const login = await root.post('/api/user/login', { data: ROOT });

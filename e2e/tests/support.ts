@@ -5,9 +5,11 @@ export interface Credentials {
   password: string;
 }
 
-/** Where sign-in.spec.ts's fakes of GitHub and Lark listen: beside E2E_PORT, so checkouts side by side differ. */
-export const FAKE_GITHUB_PORT = Number(process.env.E2E_PORT ?? 3123) + 1000;
-export const FAKE_LARK_PORT = FAKE_GITHUB_PORT + 1;
+/**
+ * Where sign-in.spec.ts's fakes of GitHub and Lark listen for the gateway on `port`: beside it, so
+ * checkouts side by side, and the SQLite and PostgreSQL servers of one run, each have their own.
+ */
+export const fakeProviderPorts = (port: number) => ({ github: port + 1000, lark: port + 2000 });
 
 export const ROOT: Credentials = { username: 'root', password: 'root-e2e-password' };
 

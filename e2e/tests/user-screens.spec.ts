@@ -142,7 +142,7 @@ test('the playground streams a reply and shows its token usage and cost', async 
   await expect(page.getByRole('tab')).toHaveCount(3);
 });
 
-test('profile rules of spec §5 are checked in the form, and a valid change is saved', async ({
+test('the profile form checks username >= 3 and password >= 8, and saves a valid change', async ({
   page,
   request,
 }) => {
@@ -165,7 +165,10 @@ test('profile rules of spec §5 are checked in the form, and a valid change is s
   await expect(page.getByTestId('profile-invite-link')).toHaveValue(/\/register\?aff=/);
 });
 
-test('top-up amounts follow spec §5 when a gateway is offered', async ({ page, request }) => {
+test('top-up amounts are whole, within the minimum and 1000000, when a gateway is offered', async ({
+  page,
+  request,
+}) => {
   const user = await createUser(request, 'amt');
   await signIn(page, user);
   await page.route('**/api/user/payment', (route) =>

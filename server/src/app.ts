@@ -1,4 +1,5 @@
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import fastifyCookie from '@fastify/cookie';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { apiRoutes } from './api/routes.js';
@@ -13,9 +14,11 @@ import { registerRoutes } from './http/register-routes.js';
 import { requestIdOf, requestIdSource } from './http/request-ids.js';
 import { answerRouteMiss, apiFamilyOf } from './http/route-miss.js';
 import { securityHeaders } from './http/security-headers.js';
+import { RealtimeGateway } from './realtime/realtime-gateway.js';
 import { HotRelay } from './relay/hot-relay.js';
 import { RELAY_POST_ROUTES, registerRelayRoutes } from './relay/relay-routes.js';
 import type { Services } from './services.js';
+import { registerTaskRoutes } from './tasks/task-routes.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -28,19 +31,28 @@ declare module 'fastify' {
 export async function buildApp(s: Services): Promise<FastifyInstance> {
   const nextRequestId = requestIdSource();
   let hot: HotRelay | undefined;
+  let realtime: RealtimeGateway | undefined;
+  let server: Server | undefined;
   const drain = new Drain();
   const limits = { ...s.config.connections, trustedProxies: s.config.trustedProxies };
   const app = Fastify({
     // The relay's POST routes are served before Fastify sees the request (relay/hot-relay.ts); both
     // share this server's timeouts and per-address cap (http/connection-guard.ts).
     serverFactory: (handler) => {
-      const server = createServer(serverOptions(limits), (req, res) => {
+      const created = createServer(serverOptions(limits), (req, res) => {
         drain.mark(res);
         markReply(req, res);
         if (!hot?.serve(req, res)) handler(req, res);
       });
-      guardConnections(server, limits);
-      return server;
+      server = created;
+      // A request with `Upgrade:` reaches this event, not 'request', once anything listens to it:
+      // the Realtime API's WebSocket, and any other upgrade answered as a plain request.
+      created.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+        if (realtime) realtime.upgrade(req, socket, head);
+        else socket.destroy();
+      });
+      guardConnections(created, limits);
+      return created;
     },
     logger: {
       level: s.config.logLevel,
@@ -87,6 +99,18 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
     RELAY_POST_ROUTES,
   );
 
+  realtime = new RealtimeGateway(s, {
+    log: app.log,
+    nextRequestId,
+    ipOf: hot.ipOf,
+    serveAgain: (socket) => server?.emit('connection', socket),
+  });
+  // A stop ends the Realtime sessions (after a response in progress) so the server can close.
+  const realtimeGateway = realtime;
+  app.addHook('preClose', async () => {
+    await realtimeGateway.stop();
+  });
+
   // Callback-style hooks: an async hook costs a promise on every relay request.
   app.addHook('onRequest', (req, reply, done) => {
     reply.header('x-request-id', req.id);
@@ -127,6 +151,7 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
   await app.register(fastifyCookie, { secret: s.secrets.sessionSecret });
   installErrorHandler(app);
   await registerRelayRoutes(app, s);
+  await registerTaskRoutes(app, s);
 
   // API answers and the console compressed in a scope of their own: the relay's replies (streams,
   // written on the hijacked socket) stay as the upstream sent them.

@@ -71,6 +71,13 @@ const envSchema = z.object({
     .regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1-64 letters, digits, dots, dashes or underscores')
     .optional(),
   RESERVE_LEASE_SECONDS: z.coerce.number().int('must be a whole number').min(10).max(86_400).default(120),
+  TASK_POLL_SECONDS: z.coerce.number().int('must be a whole number').min(1).max(3600).default(15),
+  TASK_TIMEOUT_SECONDS: z.coerce
+    .number()
+    .int('must be a whole number')
+    .min(60)
+    .max(30 * 86_400)
+    .default(86_400),
   // Off until leases meet their throughput goal: a leased slice shows as gone from the balance.
   QUOTA_LEASE_SLICE: z.coerce.number().int('must be a whole number').min(0).default(0),
   LANGUAGE: z.enum(['zh_CN', 'zh_HK', 'en_US', 'ja_JP']).default('zh_CN'),
@@ -129,6 +136,9 @@ const envSchema = z.object({
   HTTP_KEEP_ALIVE_SECONDS: z.coerce.number().int('must be a whole number').min(1).max(3600).default(65),
   HTTP_IDLE_TIMEOUT_SECONDS: z.coerce.number().int('must be a whole number').min(0).max(86_400).default(120),
   MAX_CONNECTIONS_PER_IP: z.coerce.number().int('must be a whole number').min(0).default(256),
+  REALTIME_MAX_MESSAGE_BYTES: byteSize.default(8 * 1024 * 1024),
+  REALTIME_SESSIONS_PER_IP: z.coerce.number().int('must be a whole number').min(0).default(16),
+  REALTIME_SESSIONS_PER_TOKEN: z.coerce.number().int('must be a whole number').min(0).default(16),
 });
 
 export interface Config {
@@ -158,6 +168,10 @@ export interface Config {
   nodeId: string | undefined;
   /** Seconds a reserve held in the database outlives a node that stopped renewing it. */
   reserveLeaseSeconds: number;
+  /** How often unfinished Midjourney, Suno and Kling tasks are brought up to date. */
+  taskPollSeconds: number;
+  /** A task unfinished this long after its submit is failed and its charge given back. */
+  taskTimeoutSeconds: number;
   /** Quota a node moves at a time into a lease it reserves against in memory (PostgreSQL, MySQL); 0 = off. */
   quotaLeaseSlice: number;
   /** Management API requests per client IP per 3 minutes; 0 turns the limit off. */
@@ -191,6 +205,8 @@ export interface Config {
     idleTimeoutMs: number;
     maxConnectionsPerIp: number;
   };
+  /** The Realtime API relay (/v1/realtime): largest WebSocket message either way; open sessions per client address and per key on this node (0 = no cap). */
+  realtime: { maxMessageBytes: number; sessionsPerIp: number; sessionsPerToken: number };
 }
 
 export class ConfigError extends Error {
@@ -237,6 +253,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     shutdownDrainMs: e.SHUTDOWN_DRAIN_SECONDS * 1000,
     nodeId: e.NODE_ID,
     reserveLeaseSeconds: e.RESERVE_LEASE_SECONDS,
+    taskPollSeconds: e.TASK_POLL_SECONDS,
+    taskTimeoutSeconds: e.TASK_TIMEOUT_SECONDS,
     quotaLeaseSlice: e.QUOTA_LEASE_SLICE,
     apiRateLimit: e.API_RATE_LIMIT,
     criticalRateLimit: e.CRITICAL_RATE_LIMIT,
@@ -263,6 +281,11 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       keepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_SECONDS * 1000,
       idleTimeoutMs: e.HTTP_IDLE_TIMEOUT_SECONDS * 1000,
       maxConnectionsPerIp: e.MAX_CONNECTIONS_PER_IP,
+    },
+    realtime: {
+      maxMessageBytes: e.REALTIME_MAX_MESSAGE_BYTES,
+      sessionsPerIp: e.REALTIME_SESSIONS_PER_IP,
+      sessionsPerToken: e.REALTIME_SESSIONS_PER_TOKEN,
     },
   };
 }

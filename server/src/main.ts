@@ -88,6 +88,8 @@ import { RelayAuthenticator } from './relay/token-auth.js';
 import { TurnEnd } from './relay/turn-end.js';
 import { resolveSecrets, type Secrets } from './secrets.js';
 import type { Clock, Repos, Services } from './services.js';
+import { KlingTokenCache } from './tasks/kling/kling-token.js';
+import { TaskPoller } from './tasks/task-poller.js';
 import { installCommands } from './telegram/bot-commands.js';
 import { pollLeaseMs, TelegramBot, type TelegramTiming } from './telegram/telegram-bot.js';
 import type { CallTracer } from './tracing/call-tracer.js';
@@ -184,7 +186,7 @@ export async function composeServices(
     let health: ChannelHealth;
     let redisState: { ping(): Promise<unknown>; available(): boolean } | undefined;
     if (config.redisUrl) {
-      // Loaded only when Redis is configured: 6 MiB of heap a single node does not need.
+      // Loaded only when Redis is configured: memory a single node does not need.
       const { Redis } = await import('ioredis');
       // Short timeouts and no offline queue: while Redis is away a command fails at once and the
       // breaker sends the callers to their fallbacks, so an outage costs a call no more than this.
@@ -292,22 +294,25 @@ export async function composeServices(
 
     const tables = new RelayTables(repos, bus, warn);
     await tables.reload();
-    // SQLite: the ledger's SQL runs in a thread of its own (design §4 "Speed"); the servers: Kysely
-    // through the group-commit writer.
+    // SQLite: the ledger's SQL runs in a thread of its own, so its commits never stall the event
+    // loop; the servers: Kysely through the group-commit writer.
+    // On a server database the store is kept by name too: /metrics reads its writer and leases.
+    const serverLedger = database.sqliteFile
+      ? undefined
+      : new KyselyLedgerStore(database, new WriteBatcher(database.db), {
+          nodeId,
+          leaseSeconds: config.reserveLeaseSeconds,
+          leaseSlice: config.quotaLeaseSlice,
+          nowSeconds: clock.nowSeconds,
+          onError: warn,
+        });
     const ledger = new Ledger(
-      database.sqliteFile
-        ? new SqliteWorkerLedger(database.sqliteFile, {
-            onError: warn,
-            writesElsewhere: database.sqliteWrites,
-            nowMs: clock.nowMs,
-          })
-        : new KyselyLedgerStore(database, new WriteBatcher(database.db), {
-            nodeId,
-            leaseSeconds: config.reserveLeaseSeconds,
-            leaseSlice: config.quotaLeaseSlice,
-            nowSeconds: clock.nowSeconds,
-            onError: warn,
-          }),
+      serverLedger ??
+        new SqliteWorkerLedger(database.sqliteFile!, {
+          onError: warn,
+          writesElsewhere: database.sqliteWrites,
+          nowMs: clock.nowMs,
+        }),
       new SettlementJournal(config.dataDir, warn),
     );
     // Before anything is served: the settlements a killed run left unmade are made, then what it
@@ -383,6 +388,17 @@ export async function composeServices(
       await statisticsRollup.stop();
       await rollupLease.release().catch(() => {});
     });
+    // Unfinished Midjourney, Suno and Kling tasks, polled by one node at a time: a lease three runs
+    // long hands the poller over when its node goes quiet.
+    const taskPollMs = config.taskPollSeconds * 1000;
+    const taskPoller = new TaskPoller(
+      () => services,
+      new JobLease(cluster, 'task-poller', nodeId, Math.max(3 * taskPollMs, 60_000), clock.nowMs),
+      { timeoutSeconds: config.taskTimeoutSeconds },
+      warn,
+    );
+    taskPoller.start(taskPollMs);
+    closers.push(() => taskPoller.stop());
     if (database.dialect !== 'sqlite') {
       const roster = new NodeRoster(cluster, nodeId, Boolean(config.redisUrl), clock.nowMs, warn);
       await roster.start(HEARTBEAT_MS).catch((err) => warn(`node heartbeat failed: ${String(err)}`));
@@ -408,6 +424,12 @@ export async function composeServices(
           ...(redisState ? { redisAvailable: redisState.available } : {}),
           deadLetters: () => deadLetters.deadLetters(),
           pendingSettlements: () => relay.pending.size,
+          ...(serverLedger
+            ? {
+                ledger: () => serverLedger.writerLevels(),
+                ...(serverLedger.leases.enabled ? { leases: () => serverLedger.leases.levels() } : {}),
+              }
+            : {}),
         })
       : undefined;
     // The messaging bot: one poller across the nodes (the lease), restarted when its options change.
@@ -453,7 +475,8 @@ export async function composeServices(
       turnstile: overrides.turnstile ?? new HttpTurnstileVerifier(config.turnstileVerifyUrl),
       paymentDrivers: PAYMENT_DRIVERS,
       relay,
-      jobs: { statisticsRollup },
+      jobs: { statisticsRollup, taskPoller },
+      tasks: { klingTokens: new KlingTokenCache(clock.nowSeconds) },
       telegram,
       clock,
       ops: {

@@ -35,6 +35,8 @@ import type { OptionStore } from './options/option-store.js';
 import type { GatewayDriver } from './payments/gateway.js';
 import type { RelayServices } from './relay/relay-services.js';
 import type { Secrets } from './secrets.js';
+import type { KlingTokenCache } from './tasks/kling/kling-token.js';
+import type { TaskPoller } from './tasks/task-poller.js';
 import type { TelegramBot } from './telegram/telegram-bot.js';
 import type { CallTracer } from './tracing/call-tracer.js';
 
@@ -93,7 +95,9 @@ export interface Services {
   /** The /v1 pipeline's in-memory tables, ledger and upstream pools. */
   relay: RelayServices;
   /** Scheduled work, started by main.ts's composition and stopped by close(). */
-  jobs: { statisticsRollup: StatisticsRollup };
+  jobs: { statisticsRollup: StatisticsRollup; taskPoller: TaskPoller };
+  /** The asynchronous task relays (Midjourney, Suno, Kling): Kling's signed tokens per key. */
+  tasks: { klingTokens: KlingTokenCache };
   /** The messaging bot (off until TelegramBotToken is set). */
   telegram: TelegramBot;
   clock: Clock;

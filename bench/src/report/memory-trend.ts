@@ -1,15 +1,14 @@
 import { round } from './stats.js';
 
 // Whether a process's memory stays flat under a steady load. Under load a Node process climbs and
-// falls in a saw-tooth: the heap grows until a collection, then drops. In the first full run that
-// tooth was 60-100 MiB high and 30-55 s long, enough to tilt a line fitted through every sample by
-// several MiB a minute depending only on where the soak happened to stop. So the trend is taken
-// from the floor instead: the lowest level of each window (a minute, longer than a tooth), the
-// level the process falls back to after a collection. A leak raises the floor; the tooth does not.
-// A level counts when memory held it for a few seconds (`holdS`): V8's memory-reducing collection
-// gives back the spare half of its young generation and takes it again at the next young
-// collection, a dip of a few seconds below a level the process never returns to (in the soak of
-// 4222dad, 11 MiB for 4 s, then 169-172 MiB for three minutes).
+// falls in a saw-tooth: the heap grows until a collection, then drops. The tooth can be tens of MiB
+// high and most of a minute long, enough to tilt a line fitted through every sample by several MiB
+// a minute depending only on where the soak happened to stop. So the trend is taken from the floor
+// instead: the lowest level of each window (a minute, longer than a tooth), the level the process
+// falls back to after a collection. A leak raises the floor; the tooth does not. A level counts
+// when memory held it for a few seconds (`holdS`): V8's memory-reducing collection gives back the
+// spare half of its young generation and takes it again at the next young collection, a dip of a
+// few seconds below a level the process never returns to.
 
 export interface MemorySample {
   /** Seconds since the load started. */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ChannelStatus, PreCost } from '../enums.js';
 import { splitList } from './token.js';
 
-// Channels (reference §2.6, spec §5 "Channel"): the bodies of POST and PUT /api/channel/, shared
+// Channels: the bodies of POST and PUT /api/channel/, shared
 // with the console's channel form. Checks that need the catalog or the database (selectable type,
 // base URL required by the type, groups that exist) are made by the server on the merged row.
 
@@ -13,7 +13,7 @@ export const CHANNEL_MODELS_MAX = 2000;
 export const CHANNEL_KEYS_MAX = 1000;
 
 /**
- * A model name or a trailing-`*` wildcard (spec §5): `*` only as the last character and with at
+ * A model name or a trailing-`*` wildcard: `*` only as the last character and with at
  * least one character before it. Returns the problem, or null when the name is fine.
  */
 export function modelNameProblem(name: string): string | null {

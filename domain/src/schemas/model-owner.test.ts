@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { modelOwnerInput } from './model-owner.js';
 
 describe('model owner schema', () => {
-  it('accepts ids above 1000 with a name and an optional http(s) icon (spec §3)', () => {
+  it('accepts ids above 1000 with a name and an optional http(s) icon', () => {
     expect(modelOwnerInput.parse({ id: 1001, name: 'Mine' })).toEqual({ id: 1001, name: 'Mine', icon: '' });
     expect(modelOwnerInput.safeParse({ id: 1001, name: 'Mine', icon: 'https://x.test/i.png' }).success).toBe(
       true,

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { MODEL_OWNER_MIN_CUSTOM_ID } from '../providers.js';
 import type { PriceView } from './price.js';
 
-// Model owners (reference §2.11, spec §3 "Model ownership: id above 1000, unchangeable once set"):
+// Model owners (an id above 1000, unchangeable once set):
 // bodies of /api/model_ownedby/, shared with the console's owner form. Ids up to 1000 belong to
 // the provider catalog and are seeded by the server.
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isOptionKey, type OptionKey, unknownOptionMessage } from '../options.js';
 
-// Shape of PUT /api/option/. Values stay strings on the wire (reference §2.13); their meaning is
+// Shape of PUT /api/option/. Values stay strings on the wire, as one-hub sends them; their meaning is
 // checked afterwards by parseOption, which knows each key's rules.
 
 /** Large enough for a home page or notice in markdown, small enough to keep one row bounded. */

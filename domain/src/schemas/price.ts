@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { PriceType } from '../enums.js';
 import { MODEL_NAME_MAX, modelNameProblem } from './channel.js';
 
-// Prices (reference §2.10 and §5.1, spec §5 "Pricing"): bodies of the /api/prices endpoints,
+// Prices: bodies of the /api/prices endpoints,
 // shared with the console's pricing forms. Whether `channel_type` names an existing model owner is
 // checked by the server.
 
@@ -21,7 +21,7 @@ export const EXTRA_RATIO_KEYS = [
 ] as const;
 export type ExtraRatioKey = (typeof EXTRA_RATIO_KEYS)[number];
 
-/** A price's model: required, a trailing `*` makes it a wildcard (spec §5). */
+/** A price's model: required, a trailing `*` makes it a wildcard. */
 export const priceModel = z
   .string({ error: 'Model is required' })
   .trim()

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { redemptionCreateInput, redemptionStatusInput, topupInput } from './redemption.js';
 
 describe('redemption schemas', () => {
-  it('create: count 1..100, quota at least 0, name 1..20 (spec §5)', () => {
+  it('create: count 1..100, quota at least 0, name 1..20', () => {
     expect(redemptionCreateInput.parse({ name: 'n', quota: 0 })).toEqual({ name: 'n', quota: 0, count: 1 });
     for (const bad of [
       { name: 'n', quota: 0, count: 0 },

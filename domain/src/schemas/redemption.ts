@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { RedemptionStatus } from '../enums.js';
 
-// Redemption codes (reference §2.8, spec §5 "Redemption code: count at least 1; quota at least 0")
-// and top-up by code (reference §2.3): bodies shared with the console's forms.
+// Redemption codes (count at least 1, quota at least 0) and top-up by code: bodies shared with the console's forms.
 
 export const REDEMPTION_NAME_MAX = 20;
 export const REDEMPTION_COUNT_MAX = 100;

@@ -1,9 +1,8 @@
 import { z } from 'zod';
 
-// Messaging-bot menu entries (reference §2.13, spec §5 "command, description, message content and
-// parse mode are required"). The bot itself comes later; these rows are what it will answer with.
+// Messaging-bot menu entries: command, description, message content and parse mode are required. The bot itself comes later; these rows are what it will answer with.
 
-/** Commands the bot answers itself (reference §11.5); a menu entry may not take their names. */
+/** Commands the bot answers itself; a menu entry may not take their names. */
 export const TELEGRAM_BUILTIN_COMMANDS = ['bind', 'unbind', 'balance', 'recharge', 'apikey', 'aff'] as const;
 export const TELEGRAM_PARSE_MODES = ['MarkdownV2', 'Markdown', 'HTML'] as const;
 export type TelegramParseMode = (typeof TELEGRAM_PARSE_MODES)[number];

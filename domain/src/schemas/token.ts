@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { TokenStatus } from '../enums.js';
 
-// API tokens (reference §2.5): the body of POST /api/token/ and PUT /api/token/, shared with the
+// API tokens: the body of POST /api/token/ and PUT /api/token/, shared with the
 // console's token form. Checks that need the server (clock, groups) happen there.
 
 export const TOKEN_NAME_MAX = 30;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { topupAmount, topupAmountProblem } from './topup.js';
 
-describe('top-up amount (spec §5)', () => {
+describe('top-up amount', () => {
   it('accepts a whole amount between the minimum and 1000000', () => {
     expect(topupAmountProblem('5', 5)).toBeNull();
     expect(topupAmountProblem(' 1000000 ', 1)).toBeNull();
@@ -18,7 +18,7 @@ describe('top-up amount (spec §5)', () => {
     expect(topupAmountProblem('4', 5)).toBe('belowMinimum');
   });
 
-  it('refuses the same amounts as numbers, with the spec text for the upper bound', () => {
+  it('refuses the same amounts as numbers, with the text of one-hub for the upper bound', () => {
     expect(topupAmount(1).safeParse(2.5).success).toBe(false);
     expect(topupAmount(1).safeParse(0).success).toBe(false);
     expect(topupAmount(10).safeParse(9).success).toBe(false);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { TOPUP_MAX } from '../quota.js';
 
-// Spec §5 "Top-up": a positive whole amount (in USD units), at most 1000000, at least the minimum the
+// A top-up is a positive whole amount (in USD units), at most 1000000, at least the minimum the
 // administrator set (PaymentMinAmount). One rule for the console's form and the server's order route.
 
 export type TopupAmountProblem = 'required' | 'notWholePositive' | 'tooLarge' | 'belowMinimum';
@@ -17,7 +17,7 @@ export function topupAmountProblem(text: string, minimum: number): TopupAmountPr
   return null;
 }
 
-/** The same rule for a JSON number, with the spec's English texts. */
+/** The same rule for a JSON number, with one-hub's English texts. */
 export function topupAmount(minimum: number) {
   return z
     .number({ error: 'Amount is required' })

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { displayName, email, password, type SelfUser, username } from './user.js';
 import { GROUP_SYMBOL_MAX } from './user-group.js';
 
-// Users as administrators manage them (reference §2.4, spec §5 "User (admin edit)"): bodies of the
+// Users as administrators manage them: bodies of the
 // /api/user admin endpoints, shared with the console's user forms. Role rules (nobody acts on an
 // equal or higher role, root is untouchable) and balances need the database; the server checks them.
 
@@ -34,7 +34,8 @@ const QUOTA_NOT_EDITABLE =
 
 /**
  * PUT /api/user/: username, display name, email, group and (when not empty) password. Quota is
- * never written here (reference §16 item 3): a body carrying it is refused, not silently ignored.
+ * never written here: a body carrying it is refused, not silently ignored (one-hub ignored it and
+ * still logged a quota change).
  */
 export const userUpdateInput = z.strictObject({
   id: z.number({ error: 'id is required' }).int().positive('id is required'),
@@ -67,7 +68,7 @@ export const userManageInput = z
 export type UserManageInput = z.infer<typeof userManageInput>;
 
 /**
- * POST /api/user/quota/:id: add (positive) or deduct (negative) quota. Spec §5: the amount must be
+ * POST /api/user/quota/:id: add (positive) or deduct (negative) quota. The amount must be
  * filled in; the server refuses to deduct more than the balance.
  */
 export const userQuotaInput = z.strictObject({

@@ -13,7 +13,7 @@ describe('user group schemas', () => {
     });
   });
 
-  it('require a name (spec §5) and a symbol a comma list can hold', () => {
+  it('require a name and a symbol a comma list can hold', () => {
     for (const bad of [
       { symbol: 'pro' },
       { symbol: 'pro', name: ' ' },

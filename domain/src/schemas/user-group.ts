@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-// User groups (reference §2.9, spec §3 "User group" and §5 "name is required"): bodies of the
+// User groups (a name is required): bodies of the
 // /api/user_group endpoints, shared with the console's group form. Uniqueness of the symbol and the
 // rules about `default` need the database and are checked by the server.
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-// Spec §5 and §9: username at least 3 characters, password at least 8. The upper bounds keep rows
+// Username at least 3 characters, password at least 8. The upper bounds keep rows
 // and argon2 work bounded.
 export const USERNAME_MIN = 3;
 export const USERNAME_MAX = 32;
@@ -39,7 +39,7 @@ export const registerInput = z.strictObject({
 });
 export type RegisterInput = z.infer<typeof registerInput>;
 
-/** The console's register form adds a confirmation that must match (spec §5 "Passwords do not match"). */
+/** The console's register form adds a confirmation that must match. */
 export const registerForm = registerInput
   .extend({ password2: z.string() })
   .refine((v) => v.password === v.password2, { message: 'Passwords do not match', path: ['password2'] });
@@ -51,7 +51,7 @@ export const updateSelfInput = z.strictObject({
 });
 export type UpdateSelfInput = z.infer<typeof updateSelfInput>;
 
-/** The console's profile form (spec §5): the username must be filled in; an empty password keeps the old one. */
+/** The console's profile form: the username must be filled in; an empty password keeps the old one. */
 export const profileForm = updateSelfInput.extend({ username, display_name: displayName });
 export type ProfileForm = z.infer<typeof profileForm>;
 

@@ -80,7 +80,7 @@ for (const v of variants) {
       expect(rows).toHaveLength(1);
     });
 
-    it('enforces the spec rules on register', async () => {
+    it('enforces the username, password and email rules on register', async () => {
       const cases = [
         { username: 'ab', password: 'password-1' },
         { username: 'valid-name', password: 'short' },

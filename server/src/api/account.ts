@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import {
   ErrorCode,
+  type LogEvent,
   LogType,
   loginInput,
   type RegisterInput,
@@ -198,6 +199,7 @@ export function signupCreditLogs(
   if (credits.newUserQuota > 0)
     log(user.id, user.username, credits.newUserQuota, `New account bonus: ${credits.newUserQuota} quota`, {
       reason: 'new_user',
+      event: { kind: 'signup_bonus' } satisfies LogEvent,
     });
   if (credits.inviteeQuota > 0)
     log(
@@ -205,7 +207,11 @@ export function signupCreditLogs(
       user.username,
       credits.inviteeQuota,
       `Invitation bonus for signing up with an invite code: ${credits.inviteeQuota} quota`,
-      { reason: 'invitee', inviter_id: credits.inviter?.id ?? 0 },
+      {
+        reason: 'invitee',
+        inviter_id: credits.inviter?.id ?? 0,
+        event: { kind: 'invitee_bonus' } satisfies LogEvent,
+      },
     );
   const inviter = credits.inviter;
   if (inviter && inviter.quota > 0)
@@ -217,6 +223,7 @@ export function signupCreditLogs(
       {
         reason: 'inviter',
         invitee_id: user.id,
+        event: { kind: 'inviter_reward', invitee: user.username } satisfies LogEvent,
       },
     );
   return rows;

@@ -10,8 +10,8 @@ import type { RouteContext } from '../http/route.js';
 import type { Services } from '../services.js';
 import { invalidField } from './validation.js';
 
-// Administrators' analytics (reference §2.14, with camelCase keys throughout instead of its mix,
-// §16 item 16). Consumption comes from the daily rollup, never from the log table; sign-ups,
+// Administrators' analytics, with camelCase keys throughout (one-hub mixes PascalCase and
+// snake_case). Consumption comes from the daily rollup, never from the log table; sign-ups,
 // redemptions and orders are counted from their own tables. Days are UTC calendar days.
 
 /** The longest period one request may cover. */

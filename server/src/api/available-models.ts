@@ -3,7 +3,7 @@ import type { ModelPrice } from '../billing/price-book.js';
 import type { RouteContext } from '../http/route.js';
 import type { Services } from '../services.js';
 
-// GET /api/available_model (reference §2.1): the price page's list of what can be called, built
+// GET /api/available_model: the price page's list of what can be called, built
 // from the relay's in-memory tables so it shows exactly what the relay would route and bill.
 
 /** The price the relay bills `model` at: its own (exact or wildcard), else the unpriced default if served. */

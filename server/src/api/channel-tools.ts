@@ -26,7 +26,7 @@ import { presentChannel } from './channel-presenter.js';
 import { CHANNELS_TOPIC, checkBaseUrl, checkGroupsExist, keyLines, liveChannel } from './channels.js';
 import { type IdParams, invalidField } from './validation.js';
 
-// Channel tools (reference §2.6, all admin): whole-tag edits, batch operations, the upstream's model
+// Channel tools (all admin): whole-tag edits, batch operations, the upstream's model
 // list, balances and copies. Every change is announced on the bus (each node rebuilds its routing
 // table) and recorded in the audit log; keys never leave in an answer.
 
@@ -334,7 +334,7 @@ const channelIds = z
   .max(BATCH_MAX, `At most ${BATCH_MAX} channels at once`)
   .transform((ids) => [...new Set(ids)]);
 
-// `value` is part of the reference's batch body but unused by a delete.
+// `value` is part of one-hub's batch body but unused by a delete.
 export const batchDeleteBody = z.object({ ids: channelIds, value: z.unknown().optional() });
 export const batchApiVersionBody = z.object({
   ids: channelIds,

@@ -27,7 +27,7 @@ import { audit } from './audit.js';
 import { presentChannel } from './channel-presenter.js';
 import { type IdParams, invalidField, optionalInt, optionalText } from './validation.js';
 
-// Channels (reference §2.6, all admin). Keys are sealed at rest and leave the server through
+// Channels (all admin). Keys are sealed at rest and leave the server through
 // GET /api/channel/:id/key only; every change is announced on the bus so each node's routing table
 // is rebuilt.
 

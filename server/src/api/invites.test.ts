@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engineTargets } from '../test/databases.js';
 import { createTestApp, registerUser, type TestApp } from '../test/test-app.js';
 
-// Invites (reference §2.18) on every database engine: every user has a code; signing up with it
+// Invites on every database engine: every user has a code; signing up with it
 // pays the inviter and the invitee once, with system logs, in the sign-up's own transaction.
 
 for (const engine of engineTargets()) {

@@ -34,7 +34,7 @@ export function presentSelfLog(row: LogRow) {
   };
 }
 
-/** A log as administrators see it: with the channel (id and name, reference §2.7). */
+/** A log as administrators see it: with the channel (id and name). */
 export function presentLog(row: LogRow, channelNames: ReadonlyMap<number, string>) {
   const name = channelNames.get(row.channel_id);
   return {

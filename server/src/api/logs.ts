@@ -7,7 +7,7 @@ import { audit } from './audit.js';
 import { presentLog, presentSelfLog } from './log-presenter.js';
 import { optionalInt, optionalText } from './validation.js';
 
-// Logs (reference §2.7). Administrators see every log with its channel; a user sees only their
+// Logs. Administrators see every log with its channel; a user sees only their
 // own, and nothing about channels, other users or where other requests came from.
 
 const timeRange = {

@@ -3,9 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engineTargets } from '../test/databases.js';
 import { createTestApp, ROOT_PASSWORD, registerUser, type TestApp } from '../test/test-app.js';
 
-// Model owners on every database engine (spec §3 "Model ownership: id above 1000, unchangeable once
-// set"; reference §2.11): reserved provider owners stay untouched, ids never change, and an owner
-// that prices still name cannot be deleted.
+// Model owners on every database engine (an id above 1000, unchangeable once set): reserved
+// provider owners stay untouched, ids never change, and an owner that prices still name cannot be
+// deleted.
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 

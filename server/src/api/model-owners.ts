@@ -6,7 +6,7 @@ import type { RouteContext } from '../http/route.js';
 import { audit } from './audit.js';
 import type { IdParams } from './validation.js';
 
-// Model owners (reference §2.11). Ids up to 1000 are the provider types, seeded from the catalog:
+// Model owners. Ids up to 1000 are the provider types, seeded from the catalog:
 // they can be neither created, changed nor deleted here. An owner's id never changes (PUT finds
 // the owner by it). Prices name their owner by id, so an owner that prices still name stays.
 

@@ -2,7 +2,8 @@ import { type OptionUpdateInput, optionUpdateInput, optionUpdates } from '@switc
 import type { RouteContext } from '../http/route.js';
 import { audit } from './audit.js';
 
-// PUT /api/option/ takes one {key, value} (reference §2.13) or a whole settings section at once.
+// PUT /api/option/ takes one {key, value}, as one-hub's console sends it, or a whole settings
+// section at once.
 export const putOptionBody = optionUpdateInput;
 
 export async function listOptions({ s }: RouteContext<unknown, unknown, unknown>) {

@@ -1,4 +1,4 @@
-import { LogType, OrderStatus } from '@switchyard/domain';
+import { LogType, logEventOf, OrderStatus } from '@switchyard/domain';
 import type { InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeAlipay, rsaKeyPair, startFakeAlipay } from '../payments/fakes/fake-alipay.js';
@@ -316,6 +316,10 @@ for (const engine of engineTargets()) {
           .executeTakeFirstOrThrow();
         expect(log).toMatchObject({ type: LogType.Topup, quota });
         expect(log.content).toContain(answer.trade_no);
+        expect(logEventOf(JSON.parse(log.metadata))).toMatchObject({
+          kind: 'topup',
+          trade_no: answer.trade_no,
+        });
         const status = (await call(user, 'GET', `/api/user/order/status?trade_no=${answer.trade_no}`)).json()
           .data;
         expect(status.status).toBe(OrderStatus.Success);

@@ -21,7 +21,7 @@ import { audit } from './audit.js';
 import { presentPrice, priceRow } from './price-presenter.js';
 import { invalidField } from './validation.js';
 
-// Prices (reference §2.10). Each change is announced on the bus so every node's in-memory price
+// Prices. Each change is announced on the bus so every node's in-memory price
 // table is rebuilt before the next request is billed.
 
 export const PRICES_TOPIC = 'prices';

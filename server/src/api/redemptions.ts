@@ -26,11 +26,11 @@ import { audit } from './audit.js';
 import { presentRedemption, presentRedemptionKey } from './redemption-presenter.js';
 import { type IdParams, optionalInt, optionalText, parseBody } from './validation.js';
 
-// Redemption codes (reference §2.8, admin) and top-up by code (reference §2.3, any user). Keys are
+// Redemption codes (admin) and top-up by code (any user). Keys are
 // 128-bit random, sealed at rest and found by their HMAC; they leave the server only in the create
 // answer, through GET /api/redemption/:id/key and through the export, each reading audited.
-// `user_id` is the administrator who created a code and `redeemed_by` who redeemed it (the fix of
-// reference §16 item 10).
+// `user_id` is the administrator who created a code and `redeemed_by` who redeemed it (one-hub
+// stores the creator only: docs/compatibility.md, "one-hub bugs not copied").
 
 /** Most keys one export returns. */
 export const REDEMPTION_EXPORT_MAX = 1000;
@@ -136,7 +136,7 @@ export async function exportRedemptions({
   return out;
 }
 
-/** POST /api/redemption/: `count` new codes; the answer is their keys (reference §2.8). */
+/** POST /api/redemption/: `count` new codes; the answer is their keys. */
 export async function createRedemptions({
   s,
   caller,

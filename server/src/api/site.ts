@@ -1,7 +1,7 @@
 import { PRODUCT_VERSION } from '@switchyard/domain';
 import type { Services } from '../services.js';
 
-/** GET /api/status: every site-info field of spec §3 (reference §2.1 names, kept for old clients). */
+/** GET /api/status: every site-info field, under one-hub's names so old clients keep working. */
 export function siteStatus(s: Services) {
   const o = s.options.current;
   return {

@@ -1,8 +1,8 @@
 import { addDays, utcDate } from '../db/queries/statistics.js';
 import type { RouteContext } from '../http/route.js';
 
-// The user's dashboard (reference §2.3 "dashboard", with camelCase keys instead of its PascalCase
-// quirk, §16 item 16). It reads the daily rollup kept by jobs/statistics-rollup.ts, never the logs.
+// The user's dashboard, with camelCase keys (one-hub's answer has PascalCase ones). It reads the
+// daily rollup kept by jobs/statistics-rollup.ts, never the logs.
 
 /** Days shown: today and the six before it (UTC). */
 export const DASHBOARD_DAYS = 7;

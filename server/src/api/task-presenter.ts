@@ -10,7 +10,7 @@ function json(text: string, fallback: unknown): unknown {
 }
 
 /** Drops every `user_id` inside a task's provider data: a music clip names the account that made it. */
-function withoutUserIds(value: unknown): unknown {
+export function withoutUserIds(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutUserIds);
   if (value && typeof value === 'object') {
     return Object.fromEntries(

@@ -16,7 +16,7 @@ import type { RouteContext } from '../http/route.js';
 import { presentMidjourney, presentSelfMidjourney, presentSelfTask, presentTask } from './task-presenter.js';
 import { optionalInt, optionalText } from './validation.js';
 
-// Image tasks and async (music, video) tasks (reference §2.15). Administrators see every task with
+// Image tasks and async (music, video) tasks. Administrators see every task with
 // its channel; a user sees only their own, and never which channel ran them.
 
 const timeRange = { start_timestamp: optionalInt, end_timestamp: optionalInt };

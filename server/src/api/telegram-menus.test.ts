@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engineTargets } from '../test/databases.js';
 import { createTestApp, ROOT_PASSWORD, registerUser, type TestApp } from '../test/test-app.js';
 
-// The messaging-bot menu on every database engine (reference §2.13, spec §5): required fields,
+// The messaging-bot menu on every database engine: required fields,
 // built-in command names refused, unique commands, insert-or-update by id, keyword search, delete.
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';

@@ -12,7 +12,7 @@ import type { RouteContext } from '../http/route.js';
 import { audit } from './audit.js';
 import { type IdParams, optionalText } from './validation.js';
 
-// The messaging-bot menu (reference §2.13, root only): the commands an operator defines for the bot
+// The messaging-bot menu (root only): the commands an operator defines for the bot
 // beside its built-in ones. Command names are unique, and the schema refuses the built-in names.
 
 export const telegramMenuListQuery = pageQuery(TELEGRAM_MENU_ORDERABLE).and(

@@ -19,7 +19,7 @@ import type { Services } from '../services.js';
 import { presentCreatedToken, presentToken } from './token-presenter.js';
 import { type IdParams, invalidField, optionalText, parseBody } from './validation.js';
 
-// Tokens (reference §2.5): every route acts on the caller's own tokens only; another user's token
+// Tokens: every route acts on the caller's own tokens only; another user's token
 // answers 404 exactly like a missing one, so ids cannot be probed.
 
 /** Topic on the change bus after a token changes, so a relay cache keyed by key hash drops it. */
@@ -46,7 +46,7 @@ async function checkGroup(s: Services, user: UserRow, group: string): Promise<vo
     throw new ApiError(403, ErrorCode.groupNotAllowed, `Your account may not use group "${group}"`);
 }
 
-/** Refuses to switch on a token that would be refused at once (reference §2.5 PUT). */
+/** Refuses to switch on a token that would be refused at once (expired or exhausted). */
 function checkCanEnable(now: number, t: Pick<TokenRow, 'expired_time' | 'remain_quota' | 'unlimited_quota'>) {
   if (t.expired_time !== NEVER_EXPIRES && t.expired_time <= now) {
     throw new ApiError(

@@ -4,7 +4,7 @@ import { engineTargets } from '../test/databases.js';
 import { createChannel, createToken } from '../test/relay-fixtures.js';
 import { createTestApp, ROOT_PASSWORD, registerUser, type TestApp } from '../test/test-app.js';
 
-// User groups on every database engine: validation (spec §5 "User group: name is required", plus
+// User groups on every database engine: validation (name required, plus
 // symbol, ratio and API rate), the immutable symbol, the protected `default` group, refusal to
 // delete a group in use, and the relay's table following every change.
 

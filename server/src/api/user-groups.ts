@@ -24,7 +24,7 @@ import { audit } from './audit.js';
 import { presentUserGroup } from './user-group-presenter.js';
 import { type IdParams, invalidField, optionalText } from './validation.js';
 
-// User groups (reference §2.9, all admin). The symbol is unique and never changes, because users,
+// User groups (all admin). The symbol is unique and never changes, because users,
 // tokens and channels refer to it; `default` is where every user starts, so it can be neither
 // disabled nor deleted; a group still referred to cannot be deleted. Every change is announced on
 // the bus so each node's relay tables reload it (ratio, API rate, enable).

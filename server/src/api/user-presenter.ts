@@ -28,7 +28,7 @@ export function presentSelf(u: UserRow): SelfUser {
   };
 }
 
-/** What sign-in returns and the console stores (spec §3: role, username, avatar_url are read). */
+/** What sign-in returns and the console stores (it reads role, username and avatar_url). */
 export function presentSignedIn(u: UserRow) {
   return {
     id: u.id,

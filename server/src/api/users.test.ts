@@ -5,8 +5,8 @@ import { engineTargets } from '../test/databases.js';
 import { createToken } from '../test/relay-fixtures.js';
 import { createTestApp, ROOT_PASSWORD, registerUser, type TestApp } from '../test/test-app.js';
 
-// Users as administrators manage them, on every database engine: validation (spec §5 "User (admin
-// edit)"), the role rules, immediate effect of bans and role changes, the honest soft delete, and
+// Users as administrators manage them, on every database engine: validation of the admin
+// forms, the role rules, immediate effect of bans and role changes, the honest soft delete, and
 // quota adjustments that never take a balance below zero, even with 20 at once.
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -449,7 +449,7 @@ for (const engine of engineTargets()) {
         expect(audit[0]!.actor_id).toBe(adminId);
       });
 
-      it("refuses to deduct more than the balance, with the spec's message, changing nothing", async () => {
+      it("refuses to deduct more than the balance, with one-hub's message, changing nothing", async () => {
         const id = await registerUser(t, 'poor');
         await call(admin, 'POST', `/api/user/quota/${id}`, { quota: 100 });
         const logs = await count('logs');

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import {
   ErrorCode,
+  type LogEvent,
   LogType,
   Role,
   type UserCreateInput,
@@ -29,7 +30,8 @@ import { audit } from './audit.js';
 import { presentUserAdmin } from './user-presenter.js';
 import { type IdParams, invalidField, optionalText } from './validation.js';
 
-// Users as administrators manage them (reference §2.4, minus its §16 quirks 2, 3 and 11). The role
+// Users as administrators manage them (without one-hub's bugs listed in docs/compatibility.md,
+// "one-hub bugs not copied": the delete, quota and session items). The role
 // rules: root cannot be disabled, deleted or demoted; nobody acts on a user whose role is equal to
 // or higher than their own, except root; only root promotes. Every change applies on the target's
 // next request: sessions re-read the user, the relay's user cache is dropped through the bus, and
@@ -288,7 +290,10 @@ export async function manageUser({ s, caller, ip, body }: RouteContext<UserManag
   return result;
 }
 
-/** DELETE /api/user/:id: the soft delete of `manage`, answered honestly (reference §16 item 2). */
+/**
+ * DELETE /api/user/:id: the soft delete of `manage`, answered honestly (one-hub answers nothing on
+ * success).
+ */
 export async function deleteUser({ s, caller, ip, params }: RouteContext<unknown, unknown, IdParams>) {
   const target = await liveUser(s, params.id);
   await applyAction(s, caller!.user, target, 'delete');
@@ -322,7 +327,11 @@ export async function adjustUserQuota({
       quota: delta,
       created_at: now,
       // The administrator's address stays in the audit log: users read their own logs.
-      metadata: JSON.stringify({ remark: body.remark, balance }),
+      metadata: JSON.stringify({
+        remark: body.remark,
+        balance,
+        event: { kind: 'admin_quota', ...(body.remark ? { remark: body.remark } : {}) } satisfies LogEvent,
+      }),
     }),
   );
   if (!outcome.ok) {

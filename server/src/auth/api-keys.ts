@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { SecretBox } from '../crypto/secret-box.js';
 
 // API keys (`sk-...`) of tokens: generation, storage form, and parsing of what clients send
-// (reference §3.2, issue 4 §2). A key is only ever looked up by its HMAC; the sealed copy exists so
-// its owner can see it again.
+// (one-hub's forms, with the administrators' `#<channel id>` suffixes). A key is only ever looked
+// up by its HMAC; the sealed copy exists so its owner can see it again.
 
 export const API_KEY_PREFIX = 'sk-';
 export const API_KEY_LENGTH = 48;

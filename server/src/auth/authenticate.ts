@@ -20,7 +20,7 @@ export function hashAccessToken(token: string): string {
 
 /**
  * Who is calling: a session cookie, else `Authorization: <access token>` (a "Bearer " prefix is
- * optional, reference §1.3). The user row is read on every request, so bans and role changes apply
+ * optional). The user row is read on every request, so bans and role changes apply
  * at once. Returns null when no credential was sent; throws when one was sent but is not valid.
  */
 export async function authenticate(s: Services, req: FastifyRequest): Promise<Caller | null> {

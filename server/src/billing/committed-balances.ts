@@ -2,7 +2,7 @@ import type { CommittedBalances } from './quota-holds.js';
 
 // The balances a reserve checks, as committed in the database, kept in memory so that a reserve
 // reads nothing: a read is a read transaction (two lock calls, and page reads after every commit of
-// another connection), about 10 us a call on the bench machine under load. Kept exact by:
+// another connection), too dear for every call. Kept exact by:
 // - the ledger thread, which reports with each batch's answers the balances its commit left;
 // - this process's writes through its other connection (the console: top-ups, quota and token
 //   edits), which clear everything, and after which the thread's reports of batches written before

@@ -131,9 +131,20 @@ class Refusal extends Error {
  * The ledger's SQL through Kysely, for PostgreSQL and MySQL (and SQLite without a file). Reserves
  * run directly, in as few round trips as the engine allows; settlements and releases go through
  * the group-commit writer. Every balance change is a relative, conditional UPDATE, so no
- * interleaving of requests, nodes or engines takes a user or a token below zero (the fix of
- * reference §16 item 7).
+ * interleaving of requests, nodes or engines takes a user or a token below zero (one-hub lets
+ * balances go negative).
  */
+export interface WriterLevels {
+  /** Transactions committed, and the ledger writes they held (their ratio is the batch size). */
+  commits: number;
+  committedJobs: number;
+  failedJobs: number;
+  /** Ledger writes submitted and not finished. */
+  queued: number;
+  /** Age of the oldest of them. */
+  lagSeconds: number;
+}
+
 export class KyselyLedgerStore implements LedgerStore {
   private readonly queue: SettlementQueue<QueuedSettle, SettledAmounts>;
   readonly nodeId: string;
@@ -175,6 +186,18 @@ export class KyselyLedgerStore implements LedgerStore {
 
   nextRef(): string {
     return `${this.bootId}.${(++this.sequence).toString(36)}`;
+  }
+
+  /** The group-commit writer's levels, for metrics: what it committed, holds and how far it lags. */
+  writerLevels(): WriterLevels {
+    const stats = this.writer.stats();
+    return {
+      commits: stats.commits,
+      committedJobs: stats.committedJobs,
+      failedJobs: stats.failedJobs,
+      queued: this.writer.inFlight + this.writer.blocked,
+      lagSeconds: this.writer.lagMs() / 1000,
+    };
   }
 
   reserveLocally(request: ReserveRequest): string | undefined {

@@ -1,14 +1,13 @@
 import { isTextColumn, LOG_COLUMNS, type LogRow, type LogValues } from './consume-log-row.js';
 import type { BalanceRows, HeldQuota, JobResult, SettledAmounts } from './sqlite-ledger-core.js';
 
-// How the ledger's requests and answers cross the thread boundary (design §4 "Speed"). Structured
+// How the ledger's requests and answers cross the thread boundary, cheaply. Structured
 // clone of objects writes and re-creates every key of every row. Here a batch is one flat array of
 // numbers and strings, and a string that repeats (username, token name, model, ip, group) travels
 // once and then as its index in a dictionary that both sides build in the same order.
 //
-// A flat array, not a transferred Float64Array: measured on Node 20, a typed array costs a few
-// microseconds per message to clone or transfer (a backing store each time), more than a batch of
-// a few rows as a plain array costs altogether.
+// A flat array, not a transferred Float64Array: a typed array needs a backing store per message,
+// which costs more than a batch of a few rows as a plain array costs altogether.
 
 /** One flat run of records: a kind, then that kind's values. */
 export type WireBatch = (number | string | null)[];

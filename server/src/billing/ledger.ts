@@ -1,15 +1,15 @@
-import type { Insertable } from 'kysely';
 import { isConnectionLoss } from '../db/connection-loss.js';
-import type { LogsTable } from '../db/tables.js';
+import type { ConsumeLog } from './consume-log.js';
 import type { JournalEntry, SettlementJournal } from './settlement-journal.js';
 import type { HeldQuota, ReserveRefusal, SettledAmounts } from './sqlite-ledger-core.js';
 import { WriteBatcherClosedError } from './write-batcher.js';
 
-// Reserve, settle and release of quota (design §4 billing rules). The ledger keeps the rules that
-// do not depend on the engine (a reservation settles once; only issued reservations settle); a
-// store does the SQL: `KyselyLedgerStore` (PostgreSQL, MySQL) or `SqliteWorkerLedger` (SQLite, in
-// a thread of its own).
+// Reserve, settle and release of quota: reserve before sending, settle exactly once on every path,
+// never take a balance below zero. The ledger keeps the rules that do not depend on the engine (a
+// reservation settles once; only issued reservations settle); a store does the SQL:
+// `KyselyLedgerStore` (PostgreSQL, MySQL) or `SqliteWorkerLedger` (SQLite, in a thread of its own).
 
+export type { ConsumeLog } from './consume-log.js';
 export type { ReserveRefusal } from './sqlite-ledger-core.js';
 
 export interface ReserveRequest {
@@ -32,12 +32,6 @@ export interface Reservation {
 }
 
 export type ReserveOutcome = { ok: true; reservation: Reservation } | { ok: false; reason: ReserveRefusal };
-
-/**
- * The consume log row of a settlement, every column but `quota`: the ledger writes the amount it
- * actually charged, which is only known inside the settling transaction.
- */
-export type ConsumeLog = Omit<Insertable<LogsTable>, 'id' | 'quota'>;
 
 export interface SettleOptions {
   /** False when option `LogConsumeEnabled` is off: balances and counters change, no log row is written. */

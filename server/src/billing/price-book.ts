@@ -76,7 +76,7 @@ function toModelPrice(row: PriceRow, onInvalid?: (model: string, problem: string
  * Resolution: an exact model name first; otherwise the wildcard price (`prefix*`) with the LONGEST
  * prefix that starts the model name. Two matching wildcard prefixes of equal length are the same
  * string, and `model` is the table's primary key, so the answer never depends on row order
- * (the fix of reference §16 item 12).
+ * (one-hub leaves the order of overlapping wildcards undefined).
  */
 export class PriceBook {
   private readonly exact = new Map<string, ModelPrice>();

@@ -1,6 +1,6 @@
 import type { HeldQuota, ReserveRefusal } from './sqlite-ledger-core.js';
 
-// Quota held in memory by the SQLite store (design §7: a SQLite file serves one node, so this process
+// Quota held in memory by the SQLite store (a SQLite file serves one node, so this process
 // sees every call that spends from it). A call in progress holds its reserve; a settlement sent to
 // the ledger thread holds its charge until the thread has committed it. A reserve is granted only
 // when the balance in the database, less what is held, covers it: the database is written once per

@@ -2,7 +2,7 @@ import type { PriceType } from '@switchyard/domain';
 import type { ExtraRatioKey, ModelPrice } from './price-book.js';
 import type { Usage } from './usage.js';
 
-// Pure quota arithmetic (reference §5.1/§5.2 with design §4's fixes). Integer quota only.
+// Pure quota arithmetic on one-hub's price formula; balances never go negative. Integer quota only.
 //
 // Rounding: amounts are computed in floating point, then rounded to 12 significant digits before
 // the final integer step, so float noise cannot add a unit (10 x 0.7 is 7.000000000000001 in
@@ -10,7 +10,7 @@ import type { Usage } from './usage.js';
 // paid; times pricing rounds to the nearest unit per call (half up). A non-zero price never bills
 // 0 for a call that used something: the minimum is 1 quota.
 
-/** Defaults for kinds a price does not set (reference §5.1): cache reads are cheap, writes dear. */
+/** Defaults (one-hub's) for kinds a price does not set: cache reads are cheap, writes dear. */
 const DEFAULT_CACHED_READ_RATIO = 0.1;
 const DEFAULT_CACHED_WRITE_RATIO = 1.25;
 
@@ -206,10 +206,10 @@ export interface ReserveInput {
 }
 
 /**
- * How much to reserve before sending (design §4). Tokens: the worst case when the request bounds
- * its reply (prompt cost + max_tokens x n x outputRatio, with the dearest output-side kind's ratio
- * when it exceeds 1, e.g. audio replies), else prompt cost + PreConsumedQuota. Times: the full
- * price of the calls. A free price (or a free group) reserves nothing.
+ * How much to reserve before sending. Tokens: the worst case when the request bounds its reply
+ * (prompt cost + max_tokens x n x outputRatio, with the dearest output-side kind's ratio when it
+ * exceeds 1, e.g. audio replies), else prompt cost + PreConsumedQuota. Times: the full price of the
+ * calls. A free price (or a free group) reserves nothing.
  */
 export function reserveAmount(input: ReserveInput): number {
   const { price, groupRatio } = input;
@@ -235,8 +235,8 @@ export function reserveAmount(input: ReserveInput): number {
 }
 
 /**
- * The breakdown as the flat log `metadata` keys of reference §5.4: `price_type`, `group_ratio`,
- * `input_ratio`, `output_ratio`, and for each kind present `<key>: tokens` and `<key>_ratio: r`.
+ * The breakdown as one-hub's flat log `metadata` keys: `price_type`, `group_ratio`, `input_ratio`,
+ * `output_ratio`, and for each kind present `<key>: tokens` and `<key>_ratio: r`.
  */
 export function breakdownMetadata(b: QuotaBreakdown): Record<string, string | number> {
   const out: Record<string, string | number> = {

@@ -1,6 +1,6 @@
 import { closeSync, existsSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
-import type { ConsumeLog } from './ledger.js';
+import type { ConsumeLog } from './consume-log.js';
 
 // Settlements on their way to the database, kept in an append-only file so that a process that dies
 // (kill -9, a crash, the OOM killer) loses none: each is written when the ledger is handed it, all

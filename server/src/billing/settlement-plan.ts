@@ -1,5 +1,5 @@
+import type { HeldQuota } from './held-quota.js';
 import { type SettlementAmounts, settlementAmounts } from './settlement.js';
-import type { HeldQuota } from './sqlite-ledger-core.js';
 
 // The arithmetic of many settlements committed together: what each one charges, and the sums the
 // database must apply, one UPDATE per row touched. Pure, so a batch and the one-by-one path can be

@@ -6,11 +6,12 @@ import {
   METADATA_INDEX,
   QUOTA_INDEX,
 } from './consume-log-row.js';
+import type { HeldQuota } from './held-quota.js';
 import { settlementAmounts, withShortfall } from './settlement.js';
 import { type LockedBalances, needsRoom, type PlannedSettle, planSettlements } from './settlement-plan.js';
 
 // The ledger's SQL on one SQLite connection, with statements prepared once. It runs inside the
-// ledger worker thread (design §4 "Speed": main-thread commits stalled the event loop), but is
+// ledger worker thread (main-thread commits stalled the event loop), but is
 // plain synchronous code so it can be tested and reasoned about without the thread. It imports
 // nothing from the workspace packages, so the thread starts from source in tests as well.
 
@@ -22,14 +23,7 @@ export interface TokenStatusCodes {
 
 export type ReserveRefusal = 'insufficient_user_quota' | 'insufficient_token_quota';
 
-export interface HeldQuota {
-  userId: number;
-  tokenId: number;
-  tokenUnlimited: boolean;
-  amount: number;
-  /** The row of `reserves` that records a reserve held in the database (PostgreSQL, MySQL). */
-  ref?: string | undefined;
-}
+export type { HeldQuota } from './held-quota.js';
 
 /**
  * A settlement to commit. The SQLite store holds quota in the main thread's memory, so its jobs come

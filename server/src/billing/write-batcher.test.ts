@@ -73,6 +73,21 @@ for (const target of engineTargets()) {
       expect(await keys('g1-')).toEqual(names);
     });
 
+    it('reports how long its oldest unfinished job has waited', async () => {
+      const b = make({ intervalMs: 0 });
+      expect(b.lagMs()).toBe(0);
+      const held = gate();
+      const slow = b.submit(async (trx) => {
+        await held.opened;
+        await put('lag-1')(trx);
+      });
+      await new Promise((resolve) => setTimeout(resolve, 60));
+      expect(b.lagMs()).toBeGreaterThanOrEqual(50);
+      held.open();
+      await slow;
+      expect(b.lagMs()).toBe(0);
+    });
+
     it('caps a transaction at maxBatch jobs', async () => {
       const b = make({ maxBatch: 256, intervalMs: 50 });
       const names = Array.from({ length: 600 }, (_, i) => `g2-${String(i).padStart(3, '0')}`);

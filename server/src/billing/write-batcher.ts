@@ -52,6 +52,8 @@ interface Entry {
   reject: (err: unknown) => void;
   /** Settles (never rejects) when the job has committed or failed for good. */
   done: Promise<void>;
+  /** When it was submitted (ms, monotonic): how far the ledger lags is the age of the oldest. */
+  at: number;
 }
 
 /** Errors that a retry of the same transaction can clear (engine lock conflicts, not bad data). */
@@ -72,7 +74,7 @@ export function isTransient(err: unknown): boolean {
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
- * The bounded group-commit writer of design §4. Jobs queue up and run together in one transaction
+ * The bounded group-commit writer. Jobs queue up and run together in one transaction
  * (every `intervalMs`, or at once when `maxBatch` are waiting), so a commit's fixed cost (an fsync
  * on SQLite, a round trip on the servers) is paid once per batch instead of once per request.
  * One batch runs at a time, which keeps jobs in submission order and stops two batches of the
@@ -140,6 +142,7 @@ export class WriteBatcher {
         () => {},
         () => {},
       ),
+      at: performance.now(),
     };
     this.pending.add(entry);
     if (this.admitted < this.capacity && this.waiting.length === 0) this.admit(entry);
@@ -172,6 +175,17 @@ export class WriteBatcher {
 
   stats(): WriteBatcherStats {
     return { ...this.counters };
+  }
+
+  /** Milliseconds the oldest unfinished job has waited (0 when none): how far commits lag behind. */
+  lagMs(): number {
+    let oldest = Number.POSITIVE_INFINITY;
+    // `pending` keeps insertion order, so its first entry is the oldest submitted and unfinished.
+    for (const entry of this.pending) {
+      oldest = entry.at;
+      break;
+    }
+    return oldest === Number.POSITIVE_INFINITY ? 0 : performance.now() - oldest;
   }
 
   private admit(entry: Entry): void {

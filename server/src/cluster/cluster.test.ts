@@ -95,6 +95,17 @@ for (const target of engineTargets()) {
       await busA.publish('channels');
       await busB.poll();
       expect(seenOnB.sort()).toEqual(['channels', 'channels', 'options']);
+      // The publishing node's own poll does not reload its own change a second time...
+      seenOnA.length = 0;
+      await busA.poll();
+      await busA.publish('channels');
+      await busA.poll();
+      expect(seenOnA).toEqual(['channels']);
+      // ...but does when another node counted a change of the same topic in between.
+      await busB.publish('channels');
+      await busA.publish('channels');
+      await busA.poll();
+      expect(seenOnA).toEqual(['channels', 'channels', 'channels']);
       // Two nodes counting the same new topic at once lose no count.
       await Promise.all([qa.bumpVersion('fresh'), qb.bumpVersion('fresh')]);
       expect((await qa.versions()).get('fresh')).toBe(2);

@@ -27,10 +27,15 @@ export class DbChangeBus implements ChangeBus {
     this.timer.unref();
   }
 
-  /** This node applies the change at once; a failed count is reported, the change still applies here. */
+  /**
+   * This node applies the change at once; a failed count is reported, the change still applies here.
+   * Its own count is added to what it has seen, so the next poll does not reload the same change a
+   * second time here. Another node's count in between still leaves the numbers apart (a reload).
+   */
   async publish(topic: string): Promise<void> {
     try {
       await this.queries.bumpVersion(topic);
+      this.seen?.set(topic, (this.seen.get(topic) ?? 0) + 1);
     } catch (err) {
       this.onError(err);
     }

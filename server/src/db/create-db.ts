@@ -58,8 +58,8 @@ export interface DbOptions {
 /** How PostgreSQL names the gateway's sessions (`pg_stat_activity.application_name`) unless the URL does. */
 export const PG_APPLICATION_NAME = 'switchyard';
 
-// A server's driver is loaded only when its URL is used: each costs a SQLite deployment 4-5 MiB of
-// heap (15 MiB of RSS) for nothing. Both are CommonJS, so `require` keeps `createDb` synchronous.
+// A server's driver is loaded only when its URL is used: each costs a SQLite deployment megabytes of
+// memory for nothing. Both are CommonJS, so `require` keeps `createDb` synchronous.
 const load = createRequire(import.meta.url);
 
 // PostgreSQL hands back int8 (count, bigint columns) and numeric (sum) as strings. Quota values

@@ -2,7 +2,7 @@ import type { ColumnType, Generated, Insertable, Selectable, Updateable } from '
 
 // Row shapes of every table. Times are unix seconds; booleans are 0/1 integers on every engine
 // (better-sqlite3 cannot bind JS booleans); JSON is stored as text. Column names follow
-// reference/one-hub.md §6 where a table exists there, so exported data stays familiar.
+// one-hub's where it has the table, so exported data stays familiar.
 
 type Id = Generated<number>;
 type Bool = number;

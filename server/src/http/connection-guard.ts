@@ -58,9 +58,12 @@ export function guardConnections(server: Server, limits: ConnectionLimits): void
     const trust =
       limits.trustedProxies.length > 0 ? proxyAddr.compile([...limits.trustedProxies]) : undefined;
     const open = new Map<string, number>();
+    // A socket handed back to the server after an upgrade request (realtime-gateway.ts) counts once.
+    const counted = new WeakSet<Socket>();
     server.on('connection', (socket: Socket) => {
       const ip = socket.remoteAddress ?? '';
-      if (trust?.(ip, 0)) return;
+      if (trust?.(ip, 0) || counted.has(socket)) return;
+      counted.add(socket);
       const count = (open.get(ip) ?? 0) + 1;
       if (count > limits.maxConnectionsPerIp) {
         socket.destroy();

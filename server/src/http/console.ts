@@ -5,6 +5,10 @@ import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { consolePolicy, snippetParts } from './content-policy.js';
 
+/** Files a browser may render as a document (an SVG opened directly runs its scripts). */
+const DOCUMENT_FILE = /\.(html?|svg|xml)$/i;
+const DOCUMENT_ONLY_HEADERS = ['referrer-policy', 'x-frame-options'];
+
 /** Where `vite build` puts the console, relative to this file in src/ or dist/. */
 export function defaultWebDist(): string {
   return fileURLToPath(new URL('../../../web/dist', import.meta.url));
@@ -69,7 +73,15 @@ export async function registerConsole(
     setHeaders: (res, file) => {
       const hashed = file.includes(`${path.sep}assets${path.sep}`);
       res.header('cache-control', hashed ? HASHED_CACHE : 'no-cache');
-      res.header('content-security-policy', currentPage().policy);
+      // A hashed file never changes under its name, so there is nothing to revalidate.
+      if (hashed) {
+        res.removeHeader('etag');
+        res.removeHeader('last-modified');
+      }
+      // The policy, framing and referrer headers govern documents. A script, style sheet, font or
+      // bitmap is never one, and the first load fetches dozens of them (about 500 bytes each).
+      if (DOCUMENT_FILE.test(file)) res.header('content-security-policy', currentPage().policy);
+      else for (const name of DOCUMENT_ONLY_HEADERS) res.removeHeader(name);
     },
   });
   const serveIndex = (reply: FastifyReply) => {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { engineTargets } from '../test/databases.js';
 import { type FakeUpstream, startFakeUpstream } from '../test/fake-upstream.js';
 import { createChannel, createToken, settled } from '../test/relay-fixtures.js';
 import { createTestApp, ROOT_PASSWORD, type TestApp } from '../test/test-app.js';
@@ -75,6 +76,72 @@ describe('health checks and metrics without METRICS_TOKEN', () => {
     const res = await t.call({ method: 'GET', url: '/metrics', headers: { authorization: 'Bearer x' } });
     expect(res.statusCode).toBe(404);
     expect(res.body).not.toContain('<title>console</title>');
+  });
+});
+
+const postgres = engineTargets().find((e) => e.engine === 'postgres');
+
+describe.skipIf(!postgres || postgres.skipReason !== undefined)('ledger metrics on PostgreSQL', () => {
+  let t: TestApp;
+  let up: FakeUpstream;
+  let gateway: string;
+  beforeAll(async () => {
+    up = await startFakeUpstream({ apiKey: UPSTREAM_KEY });
+    t = await createTestApp({ engine: postgres, env: { METRICS_TOKEN, QUOTA_LEASE_SLICE: '100000' } });
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    gateway = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await t?.close();
+    await up?.close();
+  });
+
+  it('reports the group-commit writer (commits, writes, queue, lag) and the quota lease levels', async () => {
+    const root = await t.signIn('root', ROOT_PASSWORD);
+    const price = await t.call({
+      method: 'POST',
+      url: '/api/prices/single',
+      headers: { cookie: root },
+      payload: { model: 'metric-pg', type: 'tokens', channel_type: 1, input: 2, output: 4 },
+    });
+    expect(price.statusCode, price.body).toBe(200);
+    await createChannel(t, root, { name: 'pg', key: UPSTREAM_KEY, base_url: up.url, models: ['metric-pg'] });
+    const token = await createToken(t, root);
+    const client = new OpenAI({ apiKey: token.key, baseURL: `${gateway}/v1`, maxRetries: 0 });
+    const scrape = async () =>
+      (await fetch(`${gateway}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+    const call = () =>
+      client.chat.completions.create({ model: 'metric-pg', messages: [{ role: 'user', content: 'hi' }] });
+    await call();
+    // The first call reserves directly and starts a lease slice in the background; once the slice
+    // is in, calls reserve against it.
+    await until(
+      scrape,
+      (text) => (sample(text, 'switchyard_quota_leases', { level: 'rows' }) ?? 0) >= 1,
+      'a lease',
+    );
+    for (let i = 0; i < 4; i++) await call();
+    await settled(t);
+
+    const text = await until(
+      scrape,
+      (x) => (sample(x, 'switchyard_ledger_writes_committed_total', {}) ?? 0) >= 5,
+      'five committed settlements',
+    );
+    const commits = sample(text, 'switchyard_ledger_commits_total', {}) ?? 0;
+    const writes = sample(text, 'switchyard_ledger_writes_committed_total', {}) ?? 0;
+    expect(commits).toBeGreaterThan(0);
+    expect(writes).toBeGreaterThanOrEqual(commits);
+    expect(sample(text, 'switchyard_ledger_writes_failed_total', {})).toBe(0);
+    expect(sample(text, 'switchyard_ledger_writes_queued', {})).toBe(0);
+    expect(sample(text, 'switchyard_ledger_lag_seconds', {})).toBe(0);
+    const available = sample(text, 'switchyard_quota_leases', { level: 'available' }) ?? 0;
+    expect(available).toBeGreaterThan(0);
+    expect(available).toBeLessThanOrEqual(100_000);
+    expect(sample(text, 'switchyard_quota_leases', { level: 'outstanding' })).toBe(0);
+    // Counters only grow between scrapes.
+    const again = await scrape();
+    expect(sample(again, 'switchyard_ledger_commits_total', {})).toBeGreaterThanOrEqual(commits);
   });
 });
 

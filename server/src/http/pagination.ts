@@ -11,7 +11,7 @@ export interface PageRequest<F extends string> {
 }
 
 /**
- * The list query every paginated endpoint takes (reference §1.2): `page` from 1, `size` up to 100,
+ * The list query every paginated endpoint takes (one-hub's): `page` from 1, `size` up to 100,
  * `order` as comma-separated fields from a whitelist, `-` for descending; default `-id`.
  */
 export function pageQuery<const F extends string>(orderable: readonly F[], defaultOrder = '-id') {

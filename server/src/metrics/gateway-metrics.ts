@@ -1,4 +1,5 @@
-import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import type { WriterLevels } from '../billing/kysely-ledger-store.js';
 import { RelayMetrics } from './relay-metrics.js';
 
 /** What the gauges read at scrape time; each source is optional (a single SQLite node has no pool). */
@@ -11,6 +12,10 @@ export interface MetricSources {
   /** Calls whose settlement is not committed yet. */
   pendingSettlements?: () => number;
   draining?: () => boolean;
+  /** The database ledger's group-commit writer (PostgreSQL, MySQL). */
+  ledger?: () => WriterLevels;
+  /** This node's quota leases: rows held, quota available in memory, reservations outstanding. */
+  leases?: () => { leases: number; available: number; outstanding: number };
 }
 
 /** The registry /metrics serves: the relay's counters, Node's own (event-loop delay, heap, GC) and the gauges. */
@@ -38,7 +43,21 @@ export class GatewayMetrics {
           await collect(this);
         },
       });
-    const { pool, redisAvailable, deadLetters, pendingSettlements, draining } = sources;
+    /** A counter that follows a running total read at scrape time. */
+    const total = (name: string, help: string, read: () => number) => {
+      let seen = 0;
+      new Counter({
+        name,
+        help,
+        registers: [this.registry],
+        collect() {
+          const now = read();
+          if (now > seen) this.inc(now - seen);
+          seen = now;
+        },
+      });
+    };
+    const { pool, redisAvailable, deadLetters, pendingSettlements, draining, ledger, leases } = sources;
     if (pool)
       gauge(
         'switchyard_db_pool_connections',
@@ -67,6 +86,41 @@ export class GatewayMetrics {
       );
     if (draining)
       gauge('switchyard_draining', '1 once the node is stopping', (g) => g.set(draining() ? 1 : 0));
+    if (ledger) {
+      total(
+        'switchyard_ledger_commits_total',
+        'Ledger transactions committed by the group-commit writer',
+        () => ledger().commits,
+      );
+      total(
+        'switchyard_ledger_writes_committed_total',
+        'Ledger writes (settlements, releases) committed; per commit, the batch size',
+        () => ledger().committedJobs,
+      );
+      total(
+        'switchyard_ledger_writes_failed_total',
+        'Ledger writes that failed for good',
+        () => ledger().failedJobs,
+      );
+      gauge('switchyard_ledger_writes_queued', 'Ledger writes submitted and not committed yet', (g) =>
+        g.set(ledger().queued),
+      );
+      gauge('switchyard_ledger_lag_seconds', 'Age of the oldest ledger write not committed yet', (g) =>
+        g.set(ledger().lagSeconds),
+      );
+    }
+    if (leases)
+      gauge(
+        'switchyard_quota_leases',
+        "This node's quota leases: rows held, quota available in memory, reservations outstanding",
+        (g) => {
+          const l = leases();
+          g.set({ level: 'rows' }, l.leases);
+          g.set({ level: 'available' }, l.available);
+          g.set({ level: 'outstanding' }, l.outstanding);
+        },
+        ['level'],
+      );
   }
 
   text(): Promise<string> {

@@ -1,5 +1,5 @@
 // Edits top-level members of a JSON object in its original bytes. A request body is forwarded as
-// the client sent it unless a field must change (design §4 "Speed"); when one must, splicing the
+// the client sent it unless a field must change, which is cheaper; when one must, splicing the
 // member keeps every other byte (number formatting, big integers, key order, base64 images in
 // messages) exactly as sent and avoids re-serialising a body that may be megabytes long.
 

@@ -60,9 +60,9 @@ function testRequest(
 export class UntestableModelError extends Error {}
 
 /**
- * Tests a channel with one small real request (reference §2.6 "test"), records its response time,
- * and applies the automatic rules (spec §4): disable on a disabling failure or a response slower
- * than ChannelDisableThreshold, re-enable an auto-disabled channel that answers in time.
+ * Tests a channel with one small real request, records its response time, and applies the automatic
+ * rules when they are switched on: disable on a disabling failure or a response slower than
+ * ChannelDisableThreshold, re-enable an auto-disabled channel that answers in time.
  */
 export async function testChannel(
   s: Services,

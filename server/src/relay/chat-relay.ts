@@ -109,7 +109,7 @@ export function inboundKey(dialect: InboundDialect, req: RelayRequest): BearerKe
   return bearerKeyFromHeaders(req.headers);
 }
 
-/** The one-hub switches for the native Claude and Gemini endpoints (reference §3.1). */
+/** The one-hub switches for the native Claude and Gemini endpoints. */
 function checkEnabled(s: Services, dialect: InboundDialect): void {
   const o = s.options.current;
   if (dialect === 'anthropic' && !o.ClaudeAPIEnabled) {

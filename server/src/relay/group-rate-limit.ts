@@ -2,9 +2,9 @@ import type { RateDecision, RateLimiter } from '../cache/rate-limiter.js';
 import type { TokenBucket } from '../cache/token-bucket.js';
 
 /**
- * Per-group API rate (spec §9): `api_rate` requests per minute; below 60 a fixed one-minute
- * counter, from 60 up a token bucket refilling api_rate/60 per second with ten seconds of burst.
- * Keyed by the token's effective group and the user (reference §16 item 6 keyed the user's group).
+ * Per-group API rate: `api_rate` requests per minute; below 60 a fixed one-minute counter, from 60
+ * up a token bucket refilling api_rate/60 per second with ten seconds of burst. Keyed by the
+ * token's effective group and the user (one-hub keys the user's group, whatever the token chose).
  */
 export async function checkGroupRate(
   limiter: RateLimiter,

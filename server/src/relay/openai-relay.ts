@@ -78,11 +78,11 @@ type Inbound =
 function promptTokensBy(tok: Tokenizer, endpoint: OpenAiEndpoint, body: Json): number {
   switch (endpoint) {
     case 'audio/speech':
-      // Speech is billed per input character (reference §5.2).
+      // Speech is billed per input character, as one-hub does.
       return typeof body.input === 'string' ? [...body.input].length : 0;
     case 'audio/transcriptions':
     case 'audio/translations':
-      // Billed on the text that comes back (reference §5.2).
+      // Billed on the text that comes back, as one-hub does.
       return 0;
     case 'images/edits':
     case 'images/variations':

@@ -42,10 +42,10 @@ import {
   type UpstreamReply,
 } from './upstream-dispatch.js';
 
-// The steps every relay request takes, whatever its dialect (design §4): authenticate token ->
-// model checks -> rate limit -> reserve -> select channel -> send (retry before the first byte) ->
-// relay the reply while metering usage -> settle -> log. What differs per dialect and per channel
-// protocol (request building, error reading, reply relaying) comes in as a RelayCall.
+// The steps every relay request takes, whatever its dialect: authenticate token -> model checks ->
+// rate limit -> reserve -> select channel -> send (retry before the first byte) -> relay the reply
+// while metering usage -> settle -> log. What differs per dialect and per channel protocol (request
+// building, error reading, reply relaying) comes in as a RelayCall.
 
 /** How long and how much of an upstream reply is still read after the client went away (billing). */
 export const DRAIN_AFTER_ABORT_MS = 120_000;

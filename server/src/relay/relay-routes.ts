@@ -27,7 +27,8 @@ const JSON_ENDPOINTS: readonly OpenAiEndpoint[] = [
   'audio/translations',
 ];
 
-// One year in seconds: `created` in model objects has no meaning here, but clients expect a number.
+// A fixed time (November 2023) for `created` in model objects: it has no meaning here, but clients
+// expect a number.
 const MODEL_CREATED = 1_700_000_000;
 
 function modelObject(s: Services, id: string) {
@@ -60,7 +61,6 @@ async function callerOf(s: Services, req: FastifyRequest): Promise<RelayCaller> 
   return s.relay.auth.authenticate(bearerKeyFromHeaders(req.headers), req.ip, s.relay.tables.groups);
 }
 
-/** OpenAI's billing views (reference §2.16): limits of the key, or of the user for an unlimited key. */
 /** The key's owner and balances as stored now: the authenticator's short cache may predate a settlement. */
 async function freshCaller(s: Services, req: FastifyRequest): Promise<RelayCaller> {
   const c = await callerOf(s, req);
@@ -68,6 +68,7 @@ async function freshCaller(s: Services, req: FastifyRequest): Promise<RelayCalle
   return { ...c, token: token ?? c.token, user: user ?? c.user };
 }
 
+/** OpenAI's billing views: limits of the key, or of the user for an unlimited key. */
 async function subscription(s: Services, req: FastifyRequest) {
   const c = await freshCaller(s, req);
   const o = s.options.current;

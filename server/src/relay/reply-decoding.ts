@@ -1,5 +1,5 @@
 import zlib from 'node:zlib';
-import type { BodySink, UpstreamBody } from './upstream-dispatch.js';
+import type { BodySink, UpstreamBody } from './upstream-body.js';
 
 // Some proxies compress a reply although the gateway asked for `accept-encoding: identity`. The
 // relay meters and relays the decoded bytes, decoded as they arrive with Node's zlib streams.

@@ -11,7 +11,7 @@ import { relayErrors } from './relay-error.js';
 export interface RelayCaller {
   token: TokenRow;
   user: UserRow;
-  /** The effective group: the token's, else the user's (reference §3.2). */
+  /** The effective group: the token's, else the user's. */
   group: UserGroupRow;
   /** Models this key may use; undefined = all. */
   allowedModels: ReadonlySet<string> | undefined;

@@ -1,11 +1,9 @@
 // Writes to sockets, held until every callback of the current turn of the event loop has run, then
-// made back to back (design §4 'Speed'). A write to a loopback or LAN peer that sleeps wakes it, and
-// on a virtual machine whose other vCPU sleeps too that wake-up (an interrupt to the other vCPU) is
-// among the dearest things a call costs the main thread. Made together, the writes of one turn wake
-// each peer once: its other sockets are ready when it looks. Measured on the bench machine (chat, 64
-// connections, each figure per call on the gateway's main thread): holding the upstream requests took
-// its system time from about 55 to 34 us; holding the replies too, user and system time fell to
-// 61 and 20 us, and requests/s rose about a third each time. At one connection a turn holds one call.
+// made back to back. A write to a loopback or LAN peer that sleeps wakes it, and on a virtual
+// machine whose other vCPU sleeps too that wake-up (an interrupt to the other vCPU) is among the
+// dearest things a call costs the main thread. Made together, the writes of one turn wake each peer
+// once: its other sockets are ready when it looks, which saves much of the main thread's system
+// time per call. At one connection a turn holds one call.
 
 /**
  * Jobs run at the end of the current turn of the event loop: first those deferred with `deferFirst`,

@@ -2,8 +2,9 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { type ContentDecoding, DecodedBody } from './reply-decoding.js';
+import type { BodySink, UpstreamBody } from './upstream-body.js';
 
-// The relay's lean forward path to the upstream (design §4 'Speed'): undici's dispatch handler
+// The relay's lean forward path to the upstream: undici's dispatch handler
 // API instead of `request()`, so a reply's bytes reach the pipeline as plain callbacks, with no
 // Readable stream, no async iterator and no promise per chunk between the socket and the client.
 
@@ -35,26 +36,7 @@ export interface UpstreamReply {
   body: UpstreamBody;
 }
 
-/** Receives a streamed body chunk by chunk. */
-export interface BodySink {
-  data(chunk: Buffer): void;
-}
-
-/**
- * The body of an upstream reply, read once: all of it (`whole`) or chunk by chunk (`each`).
- * Chunks that arrive before a reader is attached are kept for it.
- */
-export interface UpstreamBody {
-  /** Every byte; beyond `max` bytes the rest is read and dropped (error bodies). */
-  whole(max?: number): Promise<Buffer>;
-  /** Hands each chunk to `sink`; resolves when the body ends or `cancel` is called, rejects when it breaks. */
-  each(sink: BodySink): Promise<void>;
-  /** Holds the upstream (TCP back-pressure) until `resume`: the client reads slower than the upstream writes. */
-  pause(): void;
-  resume(): void;
-  /** Stops reading and drops the connection; a pending `each` resolves. */
-  cancel(): void;
-}
+export type { BodySink, UpstreamBody } from './upstream-body.js';
 
 /** What forwards a request: undici's dispatchers, or the relay's own client (http1-upstream.ts). */
 export interface UpstreamDispatcher {

@@ -35,13 +35,14 @@ describe('security headers and the console policy', () => {
       '<!doctype html><html><head><title>x</title><script type="module" src="/assets/app.js"></script></head><body></body></html>',
     );
     writeFileSync(path.join(dist, 'assets', 'app.js'), 'console.log(1)');
+    writeFileSync(path.join(dist, 'assets', 'icon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
     t = await createTestApp({ env: { WEB_DIST: dist, TRUSTED_PROXIES: '127.0.0.1' } });
     root = await t.signIn('root', ROOT_PASSWORD);
   });
   afterAll(async () => t?.close());
 
   it('sends nosniff, a referrer policy and frame-ancestors; a CSP whose scripts are hashed', async () => {
-    for (const url of ['/', '/panel/log', '/assets/app.js']) {
+    for (const url of ['/', '/panel/log', '/assets/icon.svg']) {
       const res = await t.call({ method: 'GET', url });
       expect(res.statusCode, url).toBe(200);
       expect(res.headers['x-content-type-options']).toBe('nosniff');
@@ -58,6 +59,15 @@ describe('security headers and the console policy', () => {
     expect(scripts.filter((s) => s.startsWith("'sha256-"))).toEqual(inline.map(sha));
     const api = await t.call({ method: 'GET', url: '/api/status' });
     expect(api.headers['x-content-type-options']).toBe('nosniff');
+  });
+
+  it('sends a script only the headers a script needs', async () => {
+    const res = await t.call({ method: 'GET', url: '/assets/app.js' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.headers['cache-control']).toContain('immutable');
+    for (const name of ['content-security-policy', 'x-frame-options', 'referrer-policy'])
+      expect(res.headers[name], name).toBeUndefined();
   });
 
   it('sends HSTS only when the request came over https through a trusted proxy', async () => {

@@ -28,7 +28,7 @@ function ThemedShell({ children }: { children: ReactNode }) {
   const { t } = useTranslation();
   const { themeMode } = useSession();
   const theme = useMemo(() => createAppTheme(themeMode), [themeMode]);
-  // Spec §9: toasts sit bottom-left, bottom-centre on screens up to 600 px wide.
+  // Toasts sit bottom-left, bottom-centre on screens up to 600 px wide.
   const phone = useMediaQuery(`(max-width:${BREAKPOINTS.sm}px)`);
 
   useEffect(() => {

@@ -5,16 +5,9 @@ import { ConsoleLayout } from './layouts/console-layout';
 import { PublicLayout } from './layouts/public-layout';
 import { RequireAdmin, RequireAuth } from './layouts/require-auth';
 import { RootLayout } from './layouts/root-layout';
+import { PANEL_BASE, PANEL_HOME } from './panel-paths';
 import type { RouteHandle } from './route-handle';
-import {
-  adminOnlyPaths,
-  menu,
-  PANEL_BASE,
-  PANEL_HOME,
-  type PageRoute,
-  panelRoutes,
-  publicRoutes,
-} from './routes';
+import { adminOnlyPaths, menu, type PageRoute, panelRoutes, publicRoutes } from './routes';
 
 function pageRoute(page: PageRoute): RouteObject {
   const handle: RouteHandle = { title: page.title };

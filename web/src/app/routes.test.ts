@@ -1,20 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { i18n } from '../i18n';
 import { panelCrumbs } from './layouts/panel-breadcrumbs';
+import { PANEL_HOME } from './panel-paths';
 import { buildRoutes } from './router';
 import {
   adminOnlyPaths,
   type MenuItem,
   menu,
   menuTrail,
-  PANEL_HOME,
   panelRoutes,
   publicNav,
   publicRoutes,
   visibleMenu,
 } from './routes';
 
-// Spec §2 "Console layout": every child path of /panel.
+// Every child path of /panel that one-hub's console has, so old links keep working.
 const SPEC_PANEL_PATHS = [
   'dashboard',
   'channel',
@@ -61,11 +61,11 @@ const shape = (items: readonly MenuItem[]): unknown =>
   items.map((e) => (e.children ? { [`${e.type}:${e.id}`]: shape(e.children) } : `${e.type}:${e.id}`));
 
 describe('routes table', () => {
-  it('registers every /panel child path of the spec, and nothing else', () => {
+  it('registers every /panel child path of the console, and nothing else', () => {
     expect(panelRoutes.map((r) => r.path).sort()).toEqual([...SPEC_PANEL_PATHS].sort());
   });
 
-  it('registers every public path of the spec', () => {
+  it('registers every public path of the console', () => {
     expect(publicRoutes.map((r) => r.path).sort()).toEqual([...SPEC_PUBLIC_PATHS].sort());
   });
 
@@ -106,7 +106,7 @@ describe('routes table', () => {
 });
 
 describe('sidebar menu', () => {
-  it('has the spec §2 groups, collapses and items in order', () => {
+  it('has the sidebar groups, collapses and items in order', () => {
     expect(shape(menu)).toEqual([
       { 'group:dashboard': ['item:dashboard', 'item:analytics', 'item:playground'] },
       {
@@ -127,7 +127,7 @@ describe('sidebar menu', () => {
     ]);
   });
 
-  it('flags the spec §6 admin entries, and marks dashboard, profile and model_price non-admin', () => {
+  it('flags the admin entries, and marks dashboard, profile and model_price non-admin', () => {
     const entries = flatten(menu).filter((e) => e.type !== 'group');
     const admin = entries.filter((e) => e.isAdmin === true).map((e) => e.id);
     expect(admin.sort()).toEqual(['analytics', 'channel', 'operation', 'paySetting', 'setting', 'user']);

@@ -23,8 +23,9 @@ import ViewListOutlined from '@mui/icons-material/ViewListOutlined';
 import type { ChipProps } from '@mui/material/Chip';
 import type { ComponentType } from 'react';
 import type { MessageKey } from '../i18n/message-key';
+import { PANEL_BASE } from './panel-paths';
 
-// The one routes table (design §5): the router, the sidebar and the breadcrumbs are all read from here.
+// The one routes table: the router, the sidebar and the breadcrumbs are all read from here.
 
 type PageModule = Promise<{ default: ComponentType }>;
 
@@ -35,7 +36,7 @@ export interface PageRoute {
   load: () => PageModule;
 }
 
-// ---- Public layout (spec §2 "Public layout") ----
+// ---- Public layout ----
 
 export const publicRoutes: readonly PageRoute[] = [
   { path: '', title: 'nav.home', load: () => import('../features/home/home-page') },
@@ -73,7 +74,7 @@ export const publicRoutes: readonly PageRoute[] = [
   { path: 'price', title: 'nav.price', load: () => import('../features/model-price/model-price-page') },
 ];
 
-/** The public top bar's links (spec §2): Playground only for signed-in visitors. */
+/** The public top bar's links: Playground only for signed-in visitors. */
 export const publicNav: readonly { url: string; title: MessageKey; signedInOnly?: boolean }[] = [
   { url: '/', title: 'nav.home' },
   { url: '/playground', title: 'nav.playground', signedInOnly: true },
@@ -81,12 +82,12 @@ export const publicNav: readonly { url: string; title: MessageKey; signedInOnly?
   { url: '/about', title: 'nav.about' },
 ];
 
-// ---- Console layout under /panel (spec §2 "Console layout") ----
+// ---- Console layout under /panel ----
 
-export const PANEL_BASE = '/panel';
-export const PANEL_HOME = '/panel/dashboard';
-
-/** Every /panel child path of spec §2. '' sends to dashboard (the landing path). */
+/**
+ * Every /panel child path (one-hub's, so old links keep working). '' sends to dashboard (the
+ * landing path).
+ */
 export const panelRoutes: readonly PageRoute[] = [
   { path: 'dashboard', title: 'menu.dashboard', load: () => import('../features/dashboard/dashboard-page') },
   { path: 'analytics', title: 'menu.analytics', load: () => import('../features/analytics/analytics-page') },
@@ -130,7 +131,7 @@ export const panelRoutes: readonly PageRoute[] = [
   { path: '404', title: 'menu.notFound', load: () => import('../features/errors/not-found-page') },
 ];
 
-// ---- Sidebar (spec §2 "Sidebar groups") ----
+// ---- Sidebar ----
 
 export type MenuItemType = 'group' | 'collapse' | 'item';
 

@@ -1,14 +1,14 @@
 import { isAdminRole } from '@switchyard/domain';
 import { useQueryClient } from '@tanstack/react-query';
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from 'react';
-import { apiGet, onUnauthorized } from '../lib/api-client';
 import { isRecord, readJson, readText, StorageKey, writeJson, writeText } from '../lib/storage';
+import { endServerSession, onUnauthorized } from './session-api';
 import { isThemeMode, type ThemeMode } from './theme';
 
-// Session and UI preferences (spec §4, design §5). Server state stays in TanStack Query; this holds only
-// the client copy of the signed-in user and the choices saved under the spec's local-storage keys.
+// Session and UI preferences. Server state stays in TanStack Query; this holds only the client copy
+// of the signed-in user and the choices saved under one-hub's local-storage keys.
 
-/** The client copy of the signed-in user (spec §3: role, username and avatar_url are what is read). */
+/** The client copy of the signed-in user (role, username and avatar_url are what is read). */
 export interface SessionUser {
   id: number;
   username: string;
@@ -62,7 +62,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     queryClient.removeQueries({ queryKey: ['user'] });
   }, [queryClient]);
 
-  // Spec §4: any 401 ends the session (the protected view then sends the visitor to /login).
+  // Any 401 ends the session (the protected view then sends the visitor to /login).
   useEffect(() => onUnauthorized(endSession), [endSession]);
 
   const signIn = useCallback((next: SessionUser) => {
@@ -73,7 +73,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
 
   const signOut = useCallback(async () => {
     try {
-      await apiGet('/api/user/logout');
+      await endServerSession();
     } finally {
       endSession();
     }

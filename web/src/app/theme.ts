@@ -1,6 +1,6 @@
 import { createTheme, type Theme } from '@mui/material/styles';
 
-// Spec §9 layout constants.
+// Layout constants (one-hub's console sizes, so the layout looks familiar).
 export const LAYOUT = {
   contentMaxWidth: 1400,
   publicContentMaxWidth: 1200,

@@ -19,7 +19,7 @@ import { useSession } from '../app/session-context';
 import { LAYOUT } from '../app/theme';
 import { UserAvatar } from './user-avatar';
 
-/** Spec §2: "setting" (to /panel/profile) and sign out; a bottom drawer on narrow screens, a popup otherwise. */
+/** "setting" (to /panel/profile) and sign out; a bottom drawer on narrow screens, a popup otherwise. */
 export function AccountMenu() {
   const { t } = useTranslation();
   const { user, signOut } = useSession();

@@ -6,7 +6,10 @@ import Tooltip from '@mui/material/Tooltip';
 import { useTranslation } from 'react-i18next';
 import { copyText } from '../lib/clipboard';
 
-/** A read-only value with a copy button (invite links, access tokens): spec §8 copy messages. */
+/**
+ * A read-only value with a copy button (invite links, access tokens), saying whether the copy
+ * worked.
+ */
 export function CopyField({
   label,
   value,

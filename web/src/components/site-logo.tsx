@@ -3,9 +3,9 @@ import Typography from '@mui/material/Typography';
 import { useTranslation } from 'react-i18next';
 import { Link as RouterLink } from 'react-router';
 import defaultLogo from '../assets/logo.svg';
-import { useSiteInfo } from '../features/site/site-info';
+import { useSiteInfo } from '../lib/site-info';
 
-/** The site logo (or the default one, spec §9) with the system name, linking to `to`. */
+/** The site logo (or the default one) with the system name, linking to `to`. */
 export function SiteLogo({ to = '/', showName = true }: { to?: string; showName?: boolean }) {
   const { t } = useTranslation();
   const site = useSiteInfo();

@@ -48,7 +48,7 @@ describe('locales', () => {
     });
   }
 
-  it('keeps the spec texts of §8 and the announcement title verbatim in zh_CN', () => {
+  it("keeps one-hub's error texts and the announcement title verbatim in zh_CN", () => {
     expect(zhCN.errors.tooManyRequests).toBe('错误：请求次数过多，请稍后再试！');
     expect(zhCN.errors.serverError).toBe('错误：服务器内部错误，请联系管理员！');
     expect(zhCN.errors.demoSite).toBe('本站仅作演示之用，无服务端！');
@@ -58,7 +58,7 @@ describe('locales', () => {
     expect(zhCN.notice.title).toBe('公告');
   });
 
-  it('keeps the spec texts of §8 verbatim in en_US', () => {
+  it("keeps one-hub's error texts verbatim in en_US", () => {
     const en = messagesByLanguage.en_US;
     expect(en.errors.unreachable).toBe('Unable to connect to the server properly!');
     expect(en.errors.newVersion).toBe('New version available: {{version}}, use Shift F5 to refresh');

@@ -14,7 +14,7 @@ export function isLanguageCode(value: unknown): value is LanguageCode {
   return LANGUAGES.some((l) => l.code === value);
 }
 
-/** Spec §4: the saved choice, else the server's default language, else zh_CN. */
+/** The saved choice, else the server's default language, else zh_CN. */
 export function pickLanguage(saved: unknown, serverDefault: unknown): LanguageCode {
   if (isLanguageCode(saved)) return saved;
   if (isLanguageCode(serverDefault)) return serverDefault;

@@ -3,7 +3,8 @@ import { join, relative } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
-// Design §5: no UI literal outside the locale files. Scans every component for text a user would read.
+// No UI literal outside the locale files, so every language covers every screen. Scans every
+// component for text a user would read.
 const SRC = join(import.meta.dirname, '..');
 const TEXT_PROPS = new Set([
   'label',

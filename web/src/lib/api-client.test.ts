@@ -1,14 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { i18n } from '../i18n';
-import {
-  ApiError,
-  apiGet,
-  apiPost,
-  buildUrl,
-  describeError,
-  hasNewVersion,
-  onUnauthorized,
-} from './api-client';
+import { apiGet, apiPost, buildUrl, hasNewVersion, onUnauthorized } from './api-client';
+import { ApiError, describeError } from './api-error';
 import { toast } from './toast';
 
 vi.mock('./toast', () => ({
@@ -27,10 +20,10 @@ function respond(status: number, body: unknown) {
   return vi.fn(async () => new Response(text, { status }));
 }
 
-describe('describeError (spec §8)', () => {
+describe('describeError', () => {
   const t = i18n.t;
 
-  it('maps the fixed statuses to the spec texts', () => {
+  it('maps the fixed statuses to the texts of one-hub', () => {
     expect(describeError(new ApiError(429, ''), t)).toEqual({
       variant: 'error',
       text: '错误：请求次数过多，请稍后再试！',

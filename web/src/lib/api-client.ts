@@ -1,12 +1,10 @@
-import { type Envelope, ErrorCode, PRODUCT_VERSION } from '@switchyard/domain';
-import type { TFunction } from 'i18next';
-import { i18n } from '../i18n';
+import { type Envelope, PRODUCT_VERSION } from '@switchyard/domain';
+import { ApiError, showErrorToast } from './api-error';
 import { withBase } from './base-path';
 import { StorageKey, writeText } from './storage';
-import { toast } from './toast';
 
 // The one client for /api: same-origin fetch with the session cookie, the envelope unwrapped, and the
-// global response handler of spec §8 (toasts, and a 401 that ends the client session).
+// global response handler (toasts, and a 401 that ends the client session).
 
 export type QueryValue = string | number | boolean | null | undefined;
 
@@ -16,18 +14,6 @@ export interface RequestOptions {
   signal?: AbortSignal;
   /** The caller tolerates failure (optional endpoints): no toast. A 401 still ends the session. */
   silent?: boolean;
-}
-
-/** status 0 = the server could not be reached. */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly code?: string,
-  ) {
-    super(message);
-    this.name = 'ApiError';
-  }
 }
 
 type UnauthorizedListener = () => void;
@@ -114,69 +100,7 @@ function signalUnauthorized(): void {
   for (const listener of unauthorizedListeners) listener();
 }
 
-export interface ErrorToast {
-  variant: 'error' | 'info';
-  text: string;
-}
-
-// Error codes whose meaning the console can say in the user's language (the server's texts are English).
-const TRANSLATED_CODES = [
-  ErrorCode.notLoggedIn,
-  ErrorCode.forbidden,
-  ErrorCode.userDisabled,
-  ErrorCode.invalidCredentials,
-  ErrorCode.usernameTaken,
-  ErrorCode.emailTaken,
-  ErrorCode.registrationDisabled,
-  ErrorCode.passwordLoginDisabled,
-  ErrorCode.verificationRequired,
-  ErrorCode.invalidVerificationCode,
-  ErrorCode.invalidResetLink,
-  ErrorCode.emailDomainNotAllowed,
-  ErrorCode.mailNotConfigured,
-  ErrorCode.turnstileFailed,
-  ErrorCode.redemptionInvalid,
-  ErrorCode.redemptionUsed,
-  ErrorCode.redemptionDisabled,
-  ErrorCode.insufficientQuota,
-  ErrorCode.groupNotAllowed,
-  ErrorCode.tokenExpired,
-  ErrorCode.tokenExhausted,
-  ErrorCode.priceExists,
-  ErrorCode.upstreamError,
-  ErrorCode.mailFailed,
-  ErrorCode.payloadTooLarge,
-] as const;
-type TranslatedCode = (typeof TRANSLATED_CODES)[number];
-
-function isTranslatedCode(code: string | undefined): code is TranslatedCode {
-  return (TRANSLATED_CODES as readonly (string | undefined)[]).includes(code);
-}
-
-/** Spec §8: the toast a failed call produces ("错误：" + the server's message, by its code when known). */
-export function describeError(error: unknown, t: TFunction): ErrorToast {
-  if (error instanceof ApiError) {
-    if (error.status === 429) return { variant: 'error', text: t('errors.tooManyRequests') };
-    if (error.status === 500) return { variant: 'error', text: t('errors.serverError') };
-    if (error.status === 405) return { variant: 'info', text: t('errors.demoSite') };
-    if (error.status === 0) return { variant: 'error', text: t('errors.unreachable') };
-    if (isTranslatedCode(error.code)) {
-      return {
-        variant: 'error',
-        text: t('errors.withMessage', { message: t(`serverErrors.${error.code}`) }),
-      };
-    }
-  }
-  const message = error instanceof Error ? error.message : typeof error === 'string' ? error : '';
-  return { variant: 'error', text: t('errors.withMessage', { message: message || t('errors.unknown') }) };
-}
-
-export function showErrorToast(error: unknown): void {
-  const { variant, text } = describeError(error, i18n.t);
-  toast[variant](text);
-}
-
-/** Spec §8: a server that reports another version than this console (v0.0.0 and empty mean "unknown"). */
+/** A server that reports another version than this console (v0.0.0 and empty mean "unknown"). */
 export function hasNewVersion(serverVersion: unknown, consoleVersion: string = PRODUCT_VERSION): boolean {
   if (typeof serverVersion !== 'string') return false;
   const plain = serverVersion.trim().replace(/^v/i, '');

@@ -1,6 +1,6 @@
 import { type ChatLink, DEFAULT_CHAT_LINKS, fillChatLink, optionDefs } from '@switchyard/domain';
 
-// Spec §3 "Chat-link entry": chat apps opened with the user's key, from the site's ChatLinks setting
+// Chat links: chat apps opened with the user's key, from the site's ChatLinks setting
 // (JSON text in /api/status) or the four defaults. Only shown entries, in their sort order.
 
 function isChatLink(value: unknown): value is ChatLink {

@@ -1,7 +1,7 @@
 import { i18n } from '../i18n';
 import { toast } from './toast';
 
-/** Copies and says so (spec §8); on failure the text stays on screen to be copied by hand. */
+/** Copies and says so; on failure the text stays on screen to be copied by hand. */
 export async function copyText(text: string, name = ''): Promise<boolean> {
   try {
     await writeClipboard(text);

@@ -1,5 +1,5 @@
-// Model-owner icons come from public icon services (spec §7: fetch time-out 5 s). They are kept as
-// data URLs so a page shows them at once and offline (spec §9: up to 50 entries, 1 week); a failed
+// Model-owner icons come from public icon services (fetch time-out 5 s). They are kept as
+// data URLs so a page shows them at once and offline (up to 50 entries, 1 week); a failed
 // fetch answers null and the caller shows its bundled fallback.
 
 export const ICON_CACHE_MAX_ENTRIES = 50;

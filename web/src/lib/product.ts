@@ -1,4 +1,4 @@
-// Links shown in the default footer (spec §2 "Footer"). Not translatable: addresses, not text.
+// Links shown in the default footer. Not translatable: addresses, not text.
 export const PRODUCT_LINKS = {
   source: 'https://github.com/switchyard-gateway/switchyard',
   license: 'https://github.com/switchyard-gateway/switchyard/blob/main/LICENSE',

@@ -1,9 +1,9 @@
 import { renderQuota } from '@switchyard/domain';
 import { useCallback } from 'react';
-import { useSiteInfo } from '../features/site/site-info';
+import { useSiteInfo } from './site-info';
 
 /**
- * Spec §9: a quota as the site shows it (currency or the raw count), for any screen. `digits`
+ * A quota as the site shows it (currency or the raw count), for any screen. `digits`
  * overrides the two currency decimals where cents are too coarse (chart axes).
  */
 export function useQuotaFormat(): (quota: number, digits?: number) => string {

@@ -1,5 +1,5 @@
-// The local-storage keys of spec §3. Reads never throw: a corrupt or missing value gives the fallback,
-// and a browser that refuses storage (private mode, quota) only loses persistence.
+// The local-storage keys (one-hub's names). Reads never throw: a corrupt or missing value gives the
+// fallback, and a browser that refuses storage (private mode, quota) only loses persistence.
 
 export const StorageKey = {
   user: 'user',

@@ -1,6 +1,6 @@
 import { closeSnackbar, enqueueSnackbar, type OptionsObject } from 'notistack';
 
-// Spec §9 toast rules. The provider (app/providers.tsx) applies the shared ones: at most three at once,
+// Toast rules. The provider (app/providers.tsx) applies the shared ones: at most three at once,
 // duplicates suppressed, bottom-left (bottom-centre up to 600 px).
 export const TOAST_MAX = 3;
 export const TOAST_AUTO_HIDE_MS = 5000;

@@ -1,8 +1,8 @@
 import type { Kysely, Migration } from 'kysely';
 import { columnTypes, type DialectName, idColumn, idType, tableOptions } from '../dialect.js';
 
-// Creates every entity of spec §3 and reference §6. Later changes go in new files; this one never
-// changes once released.
+// Creates every entity, with one-hub's table and column names where it has them. Later changes go
+// in new files; this one never changes once released.
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations run against the schema as it was, not today's types.
 type AnyDb = Kysely<any>;
@@ -103,7 +103,7 @@ export function initialMigration(dialect: DialectName): Migration {
         .addColumn('balance', t.double, (c) => c.notNull().defaultTo(0))
         .addColumn('balance_updated_time', t.bigint, (c) => c.notNull().defaultTo(0))
         .addColumn('models', t.longText, (c) => c.notNull())
-        // A list of groups: text, not varchar(32) (reference §16 item 13).
+        // A list of groups: text, not one-hub's varchar(32), which truncates long lists.
         .addColumn('group', t.longText, (c) => c.notNull())
         .addColumn('tag', t.shortText, (c) => c.notNull().defaultTo(''))
         .addColumn('used_quota', t.bigint, (c) => c.notNull().defaultTo(0))

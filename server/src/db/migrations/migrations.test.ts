@@ -73,7 +73,8 @@ for (const target of engineTargets()) {
           '0010_quota_reminders',
           '0011_quota_leases',
           '0012_payment_order_status',
-          '0013_telegram_updates',
+          '0013_task_status_index',
+          '0014_telegram_updates',
         ]);
         expect(await migrateToLatest(a.db, a.dialect)).toEqual([]);
         // PostgreSQL's introspection lists every schema on the server, other test files' too.

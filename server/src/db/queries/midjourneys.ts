@@ -1,14 +1,15 @@
-import type { Insertable, Kysely, Selectable } from 'kysely';
+import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import type { Database } from '../create-db.js';
 import { insertReturningId, toNumber } from '../dialect.js';
 import type { MidjourneysTable, Tables } from '../tables.js';
 import type { ListRequest } from './channels.js';
+import { FINAL_STATUSES, OPEN_STATUSES } from './task-refunds.js';
 
 export type MidjourneyRow = Selectable<MidjourneysTable>;
 export type NewMidjourney = Insertable<MidjourneysTable>;
 export type MidjourneysQueries = ReturnType<typeof midjourneysQueries>;
 
-/** Reference §2.15: the fields an image-task list may be ordered by. */
+/** The fields an image-task list may be ordered by. */
 export const MIDJOURNEY_ORDERABLE = [
   'id',
   'user_id',
@@ -68,6 +69,54 @@ export function midjourneysQueries({ db, dialect }: Database) {
 
     async insert(row: NewMidjourney): Promise<number> {
       return insertReturningId(dialect, db.insertInto('midjourneys').values(row));
+    },
+
+    /** A task by the upstream's (midjourney-proxy's) id. */
+    async byMjId(mjId: string): Promise<MidjourneyRow | undefined> {
+      return db
+        .selectFrom('midjourneys')
+        .selectAll()
+        .where('mj_id', '=', mjId)
+        .orderBy('id', 'desc')
+        .executeTakeFirst();
+    },
+
+    async byMjIds(mjIds: readonly string[]): Promise<MidjourneyRow[]> {
+      if (mjIds.length === 0) return [];
+      return db
+        .selectFrom('midjourneys')
+        .selectAll()
+        .where('mj_id', 'in', mjIds)
+        .orderBy('id', 'asc')
+        .execute();
+    },
+
+    /** The charge the submit's settlement actually took (what a refund gives back). */
+    async setQuota(id: number, quota: number): Promise<void> {
+      await db.updateTable('midjourneys').set({ quota }).where('id', '=', id).execute();
+    },
+
+    /** Tasks still open (not SUCCESS or FAILURE), oldest first: what the poller brings up to date. */
+    async unfinished(limit: number, afterId = 0): Promise<MidjourneyRow[]> {
+      return db
+        .selectFrom('midjourneys')
+        .selectAll()
+        .where('status', 'in', OPEN_STATUSES)
+        .where('id', '>', afterId)
+        .orderBy('id', 'asc')
+        .limit(limit)
+        .execute();
+    },
+
+    /** Writes what the upstream reported unless the task already ended. True when written. */
+    async progress(id: number, patch: Updateable<MidjourneysTable>): Promise<boolean> {
+      const r = await db
+        .updateTable('midjourneys')
+        .set(patch)
+        .where('id', '=', id)
+        .where('status', 'not in', FINAL_STATUSES)
+        .executeTakeFirst();
+      return toNumber(r.numUpdatedRows) === 1;
     },
   };
 }

@@ -1,4 +1,4 @@
-import { LogType, OrderStatus } from '@switchyard/domain';
+import { type LogEvent, LogType, OrderStatus } from '@switchyard/domain';
 import type { Insertable, Selectable } from 'kysely';
 import type { Database } from '../create-db.js';
 import { insertReturningId, toNumber } from '../dialect.js';
@@ -193,6 +193,14 @@ export function ordersQueries({ db, dialect }: Database) {
                 trade_no: tradeNo,
                 gateway_no: paid.gatewayNo,
                 gateway_id: gatewayId,
+                event: {
+                  kind: 'topup',
+                  amount: order.amount,
+                  paid: (paid.cents / 100).toFixed(2),
+                  currency: order.order_currency,
+                  gateway: note.gatewayName,
+                  trade_no: tradeNo,
+                } satisfies LogEvent,
               }),
             }),
           )

@@ -109,7 +109,7 @@ export function pricesQueries({ db, dialect }: Database) {
     },
 
     /**
-     * The batch editor (reference §2.10): models only in `original` lose their price, every model
+     * The batch editor: models only in `original` lose their price, every model
      * in `models` gets `values`. A model new to the group that is priced elsewhere is refused
      * (returned) rather than silently moved.
      */
@@ -146,7 +146,7 @@ export function pricesQueries({ db, dialect }: Database) {
     },
 
     /**
-     * Applies a price list (reference §2.10 sync). `add` inserts missing models only; `update` also
+     * Applies a price list (the price sync). `add` inserts missing models only; `update` also
      * replaces existing unlocked prices; `overwrite` deletes every unlocked price first. A locked
      * price is never changed or deleted.
      */

@@ -1,4 +1,4 @@
-import { LogType, RedemptionStatus } from '@switchyard/domain';
+import { type LogEvent, LogType, RedemptionStatus } from '@switchyard/domain';
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Database } from '../create-db.js';
 import { insertReturningId, toNumber } from '../dialect.js';
@@ -168,7 +168,10 @@ export function redemptionsQueries({ db, dialect }: Database) {
               quota,
               created_at: now,
               source_ip: who.ip,
-              metadata: JSON.stringify({ redemption_id: code.id }),
+              metadata: JSON.stringify({
+                redemption_id: code.id,
+                event: { kind: 'redeem', code: code.name, code_id: code.id } satisfies LogEvent,
+              }),
             }),
           )
           .execute();

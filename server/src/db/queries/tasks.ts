@@ -1,14 +1,15 @@
-import type { Insertable, Kysely, Selectable } from 'kysely';
+import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import type { Database } from '../create-db.js';
 import { insertReturningId, toNumber } from '../dialect.js';
 import type { Tables, TasksTable } from '../tables.js';
 import type { ListRequest } from './channels.js';
+import { FINAL_STATUSES, OPEN_STATUSES } from './task-refunds.js';
 
 export type TaskRow = Selectable<TasksTable>;
 export type NewTask = Insertable<TasksTable>;
 export type TasksQueries = ReturnType<typeof tasksQueries>;
 
-/** Reference §2.15: the fields an async-task list may be ordered by. */
+/** The fields an async-task list may be ordered by. */
 export const TASK_ORDERABLE = [
   'id',
   'created_at',
@@ -71,6 +72,59 @@ export function tasksQueries({ db, dialect }: Database) {
 
     async insert(row: NewTask): Promise<number> {
       return insertReturningId(dialect, db.insertInto('tasks').values(row));
+    },
+
+    /** A platform's task by the upstream's id. */
+    async byTaskId(platform: string, taskId: string): Promise<TaskRow | undefined> {
+      return db
+        .selectFrom('tasks')
+        .selectAll()
+        .where('platform', '=', platform)
+        .where('task_id', '=', taskId)
+        .orderBy('id', 'desc')
+        .executeTakeFirst();
+    },
+
+    async byTaskIds(platform: string, taskIds: readonly string[]): Promise<TaskRow[]> {
+      if (taskIds.length === 0) return [];
+      return db
+        .selectFrom('tasks')
+        .selectAll()
+        .where('platform', '=', platform)
+        .where('task_id', 'in', taskIds)
+        .orderBy('id', 'asc')
+        .execute();
+    },
+
+    /** The charge the submit's settlement actually took (what a refund gives back). */
+    async setQuota(id: number, quota: number): Promise<void> {
+      await db.updateTable('tasks').set({ quota }).where('id', '=', id).execute();
+    },
+
+    /** Tasks still open (not SUCCESS or FAILURE), oldest first: what the poller brings up to date. */
+    async unfinished(limit: number, afterId = 0): Promise<TaskRow[]> {
+      return db
+        .selectFrom('tasks')
+        .selectAll()
+        .where('status', 'in', OPEN_STATUSES)
+        .where('id', '>', afterId)
+        .orderBy('id', 'asc')
+        .limit(limit)
+        .execute();
+    },
+
+    /**
+     * Writes what the upstream reported, unless the task already ended (a poll that raced the
+     * failure of the same task changes nothing). True when written.
+     */
+    async progress(id: number, patch: Updateable<TasksTable>): Promise<boolean> {
+      const r = await db
+        .updateTable('tasks')
+        .set(patch)
+        .where('id', '=', id)
+        .where('status', 'not in', FINAL_STATUSES)
+        .executeTakeFirst();
+      return toNumber(r.numUpdatedRows) === 1;
     },
   };
 }

@@ -12,7 +12,7 @@ export const TELEGRAM_MENU_ORDERABLE = ['id', 'command'] as const;
 export type TelegramMenuOrderColumn = (typeof TELEGRAM_MENU_ORDERABLE)[number];
 
 export function telegramMenusQueries({ db, dialect }: Database) {
-  /** Reference §2.13: the keyword is an id, or a prefix of the command. */
+  /** The keyword is an id, or a prefix of the command. */
   const filtered = (keyword: string | undefined) => {
     let q = db.selectFrom('telegram_menus');
     if (keyword) {

@@ -95,7 +95,7 @@ export function usersQueries({ db, dialect }: Database) {
     async byUsername(username: string): Promise<UserRow | undefined> {
       return live().where('username', '=', username).executeTakeFirst();
     },
-    /** Sign-in accepts a username or an email address (reference §2.2). */
+    /** Sign-in accepts a username or an email address. */
     async byLogin(login: string): Promise<UserRow | undefined> {
       const byName = await live().where('username', '=', login).executeTakeFirst();
       if (byName || !login.includes('@')) return byName;

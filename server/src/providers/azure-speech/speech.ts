@@ -6,7 +6,7 @@ import { TranslationError } from '../translate/translation-error.js';
 // Azure AI Speech text to speech behind OpenAI's `POST /v1/audio/speech`: the JSON body becomes
 // SSML sent to `https://{region}.tts.speech.microsoft.com/cognitiveservices/v1` with the resource
 // key in `Ocp-Apim-Subscription-Key` and the audio format in `X-Microsoft-OutputFormat`. OpenAI's
-// six voices map to Azure voices through the channel's `plugin.voice.*` fields (spec §3), with
+// six voices map to Azure voices through the channel's `plugin.voice.*` fields, with
 // defaults; a voice that is already an Azure voice name passes as it is. Billing is by input
 // characters, which are known before sending, so the usage is exact.
 

@@ -2,7 +2,7 @@ import { openAiCompatibleRoot, providerById } from '@switchyard/domain';
 import type { Dispatcher } from 'undici';
 import { getUpstreamJson, isRecord, UpstreamCallError } from './upstream-json.js';
 
-// Account balances of the vendors that publish one (reference §2.6 "update_balance"). Each vendor
+// Account balances of the vendors that publish one (the channel list's "update balance"). Each vendor
 // has its own endpoint and shape; the amount is kept in the vendor's own currency.
 
 export interface BalanceChannel {

@@ -48,9 +48,8 @@ function parseJson(data: Buffer): unknown {
 
 /**
  * A mark the meter searches for, split where its rarer bytes begin. Searches start at a rare byte:
- * one opening with a quote stops at every JSON string and one opening with `e` at nearly every word
- * (measured on an 11 KB chunk: 13 us for `"usage"`, 5.5 us for `error"`, against 1.4 us for
- * `rror"`, 1.3 us for `usage"`, 0.2 us for `vent:` and `DONE]`). The lead is checked afterwards.
+ * one opening with a quote stops at every JSON string and one opening with `e` at nearly every word,
+ * several times slower. The lead is checked afterwards.
  */
 interface Needle {
   lead: Buffer;

@@ -2,7 +2,7 @@ import { buildOpenAiRequest, type OpenAiRequestInput, type UpstreamRequest } fro
 import { asBoolean, asRecord, asString, type JsonRecord } from '../translate/json-reading.js';
 import type { ZhipuTokenCache } from './token.js';
 
-/** Zhipu GLM's channel type in the catalog (reference §8). */
+/** Zhipu GLM's channel type in the catalog (one-hub's number). */
 export const ZHIPU_CHANNEL_TYPE = 16;
 
 // Zhipu's v4 API is OpenAI-compatible apart from its auth (a signed token, token.ts) and its

@@ -1,9 +1,8 @@
 import type { Redis } from 'ioredis';
 
 /**
- * Short freezes of a (channel, model) pair after a failure (spec §4: "a failed channel is frozen
- * for the retry interval"). Every request skips a frozen pair; with Redis, every node does. `now`
- * and expiry are unix milliseconds.
+ * Short freezes of a (channel, model) pair after a failure, for the retry interval. Every request
+ * skips a frozen pair; with Redis, every node does. `now` and expiry are unix milliseconds.
  */
 export interface ChannelHealth {
   /** Freezes the pair for `seconds` from now; 0 or less does nothing (RetryCooldownSeconds = 0). */

@@ -106,8 +106,8 @@ export class ChannelSelector {
 }
 
 /**
- * The channel with its model mapping applied (reference §3.3 step 3, §5.4). Built whole: a key
- * after a spread in a literal is slow in V8.
+ * The channel with its model mapping applied (a target that starts with `+` bills the requested
+ * model, any other the mapped one). Built whole: a key after a spread in a literal is slow in V8.
  */
 function selectionOf(channel: RoutableChannel, requested: string): Selection {
   const target = channel.modelMapping.get(requested);

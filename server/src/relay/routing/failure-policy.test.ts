@@ -25,7 +25,7 @@ function decide(f: Partial<UpstreamFailure>, options = on) {
   return decideFailure(failure(f), options);
 }
 
-describe('decideFailure: retries (reference §4.3)', () => {
+describe('decideFailure: retries', () => {
   it('retries and freezes on 429 but never disables, whatever the body says', () => {
     const d = decide({
       status: 429,
@@ -108,7 +108,7 @@ describe('decideFailure: retries (reference §4.3)', () => {
   });
 });
 
-describe('decideFailure: automatic disable (reference §4.4)', () => {
+describe('decideFailure: automatic disable', () => {
   it('disables on 401', () => {
     expect(decide({ status: 401 })).toMatchObject({ disable: true, retry: true, freeze: true });
   });
@@ -198,7 +198,7 @@ describe('shouldDisableForLatency', () => {
     expect(shouldDisableForLatency(1_000_000, { ...opts, ChannelDisableThreshold: 0 })).toBe(false);
   });
 
-  it('respects auto-disable being off (reference §16 item 14)', () => {
+  it('respects auto-disable being off, which the test-all of one-hub ignores', () => {
     expect(shouldDisableForLatency(60_000, { ...opts, AutomaticDisableChannelEnabled: false })).toBe(false);
   });
 

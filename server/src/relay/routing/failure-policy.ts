@@ -46,7 +46,7 @@ export type FailurePolicyOptions = Pick<
 
 const GEMINI_CHANNEL_TYPE = 25;
 
-// Upstream 400s that blame the account, not the request (reference §4.3), so another channel may succeed.
+// Upstream 400s that blame the account, not the request, so another channel may succeed.
 const RETRYABLE_400_MESSAGES = [
   'your credit balance is too low',
   'operation not allowed',
@@ -129,9 +129,9 @@ function retryRule(failure: UpstreamFailure): { retry: boolean; channelFault: bo
 }
 
 /**
- * What to do after one failed upstream attempt (reference §4.3 retries, §4.4 auto-disable). Pure:
- * the caller applies it, and alone knows whether a byte already reached the client (then no retry)
- * or the channel was pinned (no retry either).
+ * What to do after one failed upstream attempt: retry, freeze, auto-disable. Pure: the caller
+ * applies it, and alone knows whether a byte already reached the client (then no retry) or the
+ * channel was pinned (no retry either).
  */
 export function decideFailure(failure: UpstreamFailure, options: FailurePolicyOptions): FailureDecision {
   if (failure.isLocal) return { retry: false, freeze: false, disable: false, reason: 'local error' };
@@ -152,7 +152,7 @@ export type LatencyOptions = Pick<OptionValues, 'ChannelDisableThreshold' | 'Aut
 
 /**
  * A channel test slower than `ChannelDisableThreshold` seconds disables the channel, but only when
- * auto-disable is on (reference §16 item 14 is the bug of ignoring that switch); 0 means never.
+ * auto-disable is on (one-hub's test-all ignores that switch); 0 means never.
  */
 export function shouldDisableForLatency(responseMs: number, options: LatencyOptions): boolean {
   const threshold = options.ChannelDisableThreshold;

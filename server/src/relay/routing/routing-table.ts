@@ -52,8 +52,8 @@ function finish(builder: GroupBuilder): GroupIndex {
 
 /**
  * Longest-prefix lookup by slicing the model from its full length down: each step is one map hit,
- * the bound is the model's length, and the answer does not depend on insertion order (reference
- * §16 item 12 is the bug this avoids).
+ * the bound is the model's length, and the answer does not depend on insertion order (in one-hub it
+ * does).
  */
 function longestWildcard(index: GroupIndex, model: string): TierList | undefined {
   if (index.wildcard.size === 0) return undefined;

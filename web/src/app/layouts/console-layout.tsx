@@ -5,7 +5,7 @@ import Toolbar from '@mui/material/Toolbar';
 import useMediaQuery from '@mui/material/useMediaQuery';
 import { useEffect, useState } from 'react';
 import { Outlet } from 'react-router';
-import { useSelf } from '../../features/account/use-self';
+import { useSelf } from '../../features/account/api';
 import { useSession } from '../session-context';
 import { LAYOUT } from '../theme';
 import { ConsoleTopBar } from './console-top-bar';

@@ -11,7 +11,7 @@ import { LanguageMenu } from '../../components/language-menu';
 import { SiteLogo } from '../../components/site-logo';
 import { ThemeToggle } from '../../components/theme-toggle';
 import { useNotice } from '../../features/notice/notice-provider';
-import { PANEL_HOME } from '../routes';
+import { PANEL_HOME } from '../panel-paths';
 import { LAYOUT } from '../theme';
 
 interface Props {
@@ -20,7 +20,7 @@ interface Props {
   onToggleSidebar: () => void;
 }
 
-/** Spec §2: logo, sidebar toggle, notice bell, theme toggle, language menu and avatar menu. */
+/** Logo, sidebar toggle, notice bell, theme toggle, language menu and avatar menu. */
 export function ConsoleTopBar({ sidebarOpen, narrow, onToggleSidebar }: Props) {
   const { t } = useTranslation();
   const { openNotice } = useNotice();

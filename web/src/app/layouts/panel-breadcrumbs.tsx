@@ -5,8 +5,9 @@ import Typography from '@mui/material/Typography';
 import { useTranslation } from 'react-i18next';
 import { Link as RouterLink, useLocation } from 'react-router';
 import type { MessageKey } from '../../i18n/message-key';
+import { PANEL_HOME } from '../panel-paths';
 import { useRouteTitle } from '../route-handle';
-import { menu, menuTrail, PANEL_HOME } from '../routes';
+import { menu, menuTrail } from '../routes';
 
 /** The crumbs of a panel path: "Dashboard", then the collapse (if any) and the page, from the routes table. */
 export function panelCrumbs(pathname: string, routeTitle: MessageKey | undefined): MessageKey[] {

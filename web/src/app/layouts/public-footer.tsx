@@ -5,11 +5,11 @@ import { PRODUCT_VERSION } from '@switchyard/domain';
 import { Fragment } from 'react';
 import { useTranslation } from 'react-i18next';
 import { MarkdownContent } from '../../components/markdown-content';
-import { useSiteInfo } from '../../features/site/site-info';
 import { PRODUCT_LINKS } from '../../lib/product';
+import { useSiteInfo } from '../../lib/site-info';
 import { LAYOUT } from '../theme';
 
-/** Spec §2 footer: the administrator's footer HTML, else name, version, credits, source and licence. */
+/** The footer: the administrator's footer HTML, else name, version, credits, source and licence. */
 export function PublicFooter() {
   const { t } = useTranslation();
   const site = useSiteInfo();

@@ -15,11 +15,12 @@ import { AccountMenu } from '../../components/account-menu';
 import { LanguageMenu } from '../../components/language-menu';
 import { SiteLogo } from '../../components/site-logo';
 import { ThemeToggle } from '../../components/theme-toggle';
-import { PANEL_BASE, publicNav } from '../routes';
+import { PANEL_BASE } from '../panel-paths';
+import { publicNav } from '../routes';
 import { useSession } from '../session-context';
 import { LAYOUT } from '../theme';
 
-/** Spec §2 public top bar; on small screens the links fold into a dropdown. */
+/** The public top bar; on small screens the links fold into a dropdown. */
 export function PublicTopBar() {
   const { t } = useTranslation();
   const { user } = useSession();

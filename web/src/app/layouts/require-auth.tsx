@@ -3,7 +3,7 @@ import { Navigate, Outlet, useLocation } from 'react-router';
 import { ForbiddenCard } from '../../features/errors/forbidden-card';
 import { useSession } from '../session-context';
 
-/** Spec §4: a protected view sends a visitor without a session to /login. */
+/** A protected view sends a visitor without a session to /login. */
 export function RequireAuth({ children }: { children: ReactNode }) {
   const { user } = useSession();
   const location = useLocation();
@@ -11,7 +11,7 @@ export function RequireAuth({ children }: { children: ReactNode }) {
   return children;
 }
 
-/** Administrators' screens (spec §6); the sidebar already hides them from everyone else. */
+/** Administrators' screens (role 10 and up); the sidebar already hides them from everyone else. */
 export function RequireAdmin() {
   const { isAdmin } = useSession();
   return isAdmin ? <Outlet /> : <ForbiddenCard />;

@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { Outlet, useLocation, useNavigation } from 'react-router';
 import { TopProgress } from '../../components/top-progress';
 import { NoticeProvider } from '../../features/notice/notice-provider';
-import { useSiteInfo } from '../../features/site/site-info';
+import { useSiteInfo } from '../../lib/site-info';
 
 /** Around every screen: the announcement, the loading bar, scroll-to-top and the document title. */
 export function RootLayout() {
@@ -12,7 +12,7 @@ export function RootLayout() {
   const navigation = useNavigation();
   const { pathname } = useLocation();
 
-  // Spec §2: every page change scrolls smoothly back to the top.
+  // Every page change scrolls smoothly back to the top.
   // biome-ignore lint/correctness/useExhaustiveDependencies: the path change is the trigger
   useEffect(() => {
     window.scrollTo({ top: 0, behavior: 'smooth' });

@@ -20,7 +20,7 @@ interface Props {
   onNavigate: () => void;
 }
 
-/** Renders spec §2's sidebar groups; top-level entries must be groups. */
+/** Renders the sidebar's groups; top-level entries must be groups. */
 export function SidebarMenu({ items, onNavigate }: Props) {
   const { t } = useTranslation();
   return (
@@ -131,7 +131,7 @@ function MenuCollapse({
   const { pathname } = useLocation();
   const holdsCurrent = menuTrail(entry.children ?? [], pathname).length > 0;
   const [open, setOpen] = useState(holdsCurrent);
-  // Spec §2: a collapse opens by itself when the current path is one of its children.
+  // A collapse opens by itself when the current path is one of its children.
   useEffect(() => {
     if (holdsCurrent) setOpen(true);
   }, [holdsCurrent]);

@@ -86,7 +86,7 @@ export function Sidebar({ open, temporary, onClose }: Props) {
   );
 }
 
-/** Spec §2: the welcome card with the avatar and username. */
+/** The welcome card with the avatar and username. */
 function WelcomeCard() {
   const { t } = useTranslation();
   const { user } = useSession();

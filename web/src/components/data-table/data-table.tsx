@@ -82,7 +82,7 @@ export interface DataTableProps<T> {
   emptyText?: string;
 }
 
-/** The one list component of the console (design §5): server-side pages, sort and filters in the URL. */
+/** The one list component of the console: server-side pages, sort and filters in the URL. */
 export function DataTable<T>(props: DataTableProps<T>) {
   const { t } = useTranslation();
   const { columns, controls, query, rowKey, rowActions, selection, subRows } = props;

@@ -4,6 +4,7 @@ export {
   type DataTableProps,
   type RowKey,
   type RowSelection,
+  type TableQuery,
 } from './data-table';
 export { PAGE_SIZES } from './table-url-state';
 export { useTableQuery } from './use-table-query';

@@ -1,5 +1,5 @@
-// The list state of one table, as it lives in the URL (design §5): the API's own query names
-// (reference §1.2) so that a copied link reproduces the view and the query passes straight through.
+// The list state of one table, as it lives in the URL: the API's own query names (page, size,
+// order, filters) so that a copied link reproduces the view and the query passes straight through.
 
 export const PAGE_SIZES = [10, 30, 50, 100] as const;
 export const DEFAULT_SIZE = 10;

@@ -53,7 +53,7 @@ export function checkForm<Out>(
   return { ok: false, errors };
 }
 
-/** Whether `text` is valid JSON (spec §5 "a helper checks text for valid JSON"); empty counts as valid. */
+/** Whether `text` is valid JSON; empty counts as valid. */
 export function isJsonText(text: string): boolean {
   if (text.trim() === '') return true;
   try {

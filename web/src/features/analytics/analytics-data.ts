@@ -1,4 +1,4 @@
-// Shapes of GET /api/analytics/statistics and /period (reference §2.14, as this server names them)
+// Shapes of GET /api/analytics/statistics and /period (with this server's camelCase keys)
 // and their conversion into chart series: one series per model, owner or channel, per UTC day.
 
 export interface AnalyticsStatistics {

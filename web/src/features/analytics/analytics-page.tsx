@@ -9,23 +9,15 @@ import Typography from '@mui/material/Typography';
 import { BarChart } from '@mui/x-charts/BarChart';
 import { LineChart } from '@mui/x-charts/LineChart';
 import { ChannelStatus, RedemptionStatus, renderNumber, renderQuota } from '@switchyard/domain';
-import { useQuery } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
 import type { MessageKey } from '../../i18n/message-key';
-import { apiGet } from '../../lib/api-client';
 import { currencyTickDigits } from '../../lib/chart-ticks';
+import { useSiteInfo } from '../../lib/site-info';
 import { PageHeader } from '../admin/page-header';
-import { useSiteInfo } from '../site/site-info';
-import {
-  type AnalyticsPeriod,
-  type AnalyticsStatistics,
-  averageLatency,
-  dailyTotals,
-  daysBetween,
-  groupedSeries,
-} from './analytics-data';
+import { averageLatency, dailyTotals, daysBetween, groupedSeries } from './analytics-data';
+import { useAnalyticsPeriod, useAnalyticsStatistics } from './api';
 
 const GROUPS = ['model', 'model_type', 'channel'] as const;
 const TOP = 8;
@@ -74,20 +66,8 @@ export default function AnalyticsPage() {
       return next;
     });
 
-  const statistics = useQuery({
-    queryKey: ['/api/analytics/statistics'],
-    queryFn: () => apiGet<AnalyticsStatistics>('/api/analytics/statistics'),
-  });
-  const startSeconds = Date.parse(`${start}T00:00:00Z`) / 1000;
-  const endSeconds = Date.parse(`${end}T23:59:59Z`) / 1000;
-  const period = useQuery({
-    queryKey: ['/api/analytics/period', start, end, group],
-    queryFn: () =>
-      apiGet<AnalyticsPeriod>('/api/analytics/period', {
-        query: { start_timestamp: startSeconds, end_timestamp: endSeconds, group_type: group },
-      }),
-    enabled: Number.isFinite(startSeconds) && Number.isFinite(endSeconds),
-  });
+  const statistics = useAnalyticsStatistics();
+  const period = useAnalyticsPeriod(start, end, group);
 
   const s = statistics.data;
   const channels = (status: number) =>

@@ -8,10 +8,10 @@ import { useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { useTranslation } from 'react-i18next';
 import { Link as RouterLink } from 'react-router';
-import { apiGet } from '../../lib/api-client';
 import { schemaResolver } from '../../lib/form-resolver';
+import { useSiteInfo } from '../../lib/site-info';
 import { toast } from '../../lib/toast';
-import { useSiteInfo } from '../site/site-info';
+import { sendResetMail } from './api';
 import { AuthCard } from './auth-card';
 import { Turnstile } from './turnstile';
 import { useCountdown } from './use-countdown';
@@ -28,8 +28,7 @@ export default function ForgotPasswordPage() {
     defaultValues: { email: '' },
   });
   const send = useMutation({
-    mutationFn: ({ email }: { email: string }) =>
-      apiGet('/api/reset_password', { query: { email, turnstile: turnstileToken || undefined } }),
+    mutationFn: ({ email }: { email: string }) => sendResetMail(email, turnstileToken),
     onSuccess: () => {
       toast.success(t('auth.forgot.sent'));
       startResend(RESEND_SECONDS);

@@ -9,12 +9,12 @@ import { useMutation } from '@tanstack/react-query';
 import { useForm } from 'react-hook-form';
 import { useTranslation } from 'react-i18next';
 import { Link as RouterLink, useNavigate } from 'react-router';
-import { PANEL_BASE } from '../../app/routes';
-import { type SessionUser, useSession } from '../../app/session-context';
-import { apiPost } from '../../lib/api-client';
+import { PANEL_BASE } from '../../app/panel-paths';
+import { useSession } from '../../app/session-context';
 import { lazySchema, schemaResolver } from '../../lib/form-resolver';
+import { useSiteInfo } from '../../lib/site-info';
 import { toast } from '../../lib/toast';
-import { useSiteInfo } from '../site/site-info';
+import { signInWithPassword } from './api';
 import { AuthCard } from './auth-card';
 import { ThirdPartyLogin } from './third-party-login';
 
@@ -29,9 +29,9 @@ export default function LoginPage() {
     ),
     defaultValues: { username: '', password: '' },
   });
-  // Spec §8: a failed login says nothing more than the response handler's toast.
+  // A failed login says nothing more than the response handler's toast.
   const login = useMutation({
-    mutationFn: (values: LoginInput) => apiPost<SessionUser>('/api/user/login', values),
+    mutationFn: (values: LoginInput) => signInWithPassword(values),
     onSuccess: (user) => {
       signIn(user);
       // A failed attempt's error must not linger over the console once signed in.

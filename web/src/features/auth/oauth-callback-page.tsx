@@ -4,18 +4,17 @@ import Typography from '@mui/material/Typography';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useLocation, useNavigate, useSearchParams } from 'react-router';
-import { PANEL_BASE } from '../../app/routes';
-import { type SessionUser, useSession } from '../../app/session-context';
-import { request } from '../../lib/api-client';
-import { readText, StorageKey } from '../../lib/storage';
+import { PANEL_BASE } from '../../app/panel-paths';
+import { useSession } from '../../app/session-context';
 import { toast } from '../../lib/toast';
+import { finishOAuth } from './api';
 import { isOAuthProvider } from './oauth';
 import { useCountdown } from './use-countdown';
 
 const REDIRECT_SECONDS = 3;
 
 /**
- * /oauth/github, /oauth/oidc, /oauth/lark (spec §4 "Third-party login"): hands code, state and the
+ * /oauth/github, /oauth/oidc, /oauth/lark: hands code, state and the
  * affiliate code to the server. The answer "bind" means the account was linked to the signed-in user.
  */
 export default function OAuthCallbackPage() {
@@ -46,14 +45,12 @@ export default function OAuthCallbackPage() {
       startCountdown(REDIRECT_SECONDS);
       return;
     }
-    request<SessionUser>('GET', `/api/oauth/${provider}`, {
-      query: { code, state, iss, aff: readText(StorageKey.aff) },
-    })
+    finishOAuth(provider, { code, state, iss })
       .then((answer) => {
-        if (answer.message === 'bind') {
+        if (answer.bound) {
           toast.success(t('oauth.bound'));
-        } else if (answer.data) {
-          signIn(answer.data);
+        } else if (answer.user) {
+          signIn(answer.user);
           toast.success(t('auth.login.success'));
         }
         navigate(PANEL_BASE, { replace: true });

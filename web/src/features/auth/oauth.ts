@@ -1,4 +1,3 @@
-import { apiGet } from '../../lib/api-client';
 import { withBase } from '../../lib/base-path';
 
 export type OAuthProvider = 'github' | 'oidc' | 'lark';
@@ -20,13 +19,4 @@ export function larkAuthorizeUrl(appId: string, state: string, origin: string, b
     state,
   });
   return `https://accounts.feishu.cn/open-apis/authen/v1/authorize?${q}`;
-}
-
-/** Spec §8: a failed state fetch shows the server's message (the api client does) and aborts. */
-export function fetchOAuthState(): Promise<string> {
-  return apiGet<string>('/api/oauth/state');
-}
-
-export function fetchOidcEndpoint(): Promise<string> {
-  return apiGet<string>('/api/oauth/endpoint');
 }

@@ -10,11 +10,11 @@ import { useEffect, useMemo, useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { useTranslation } from 'react-i18next';
 import { Link as RouterLink, useNavigate, useSearchParams } from 'react-router';
-import { apiGet, apiPost } from '../../lib/api-client';
 import { schemaResolver } from '../../lib/form-resolver';
-import { readText, StorageKey, writeText } from '../../lib/storage';
+import { useSiteInfo } from '../../lib/site-info';
+import { StorageKey, writeText } from '../../lib/storage';
 import { toast } from '../../lib/toast';
-import { useSiteInfo } from '../site/site-info';
+import { signUp as requestSignUp, sendVerificationCode } from './api';
 import { AuthCard } from './auth-card';
 import { Turnstile } from './turnstile';
 import { useCountdown } from './use-countdown';
@@ -57,7 +57,7 @@ export default function RegisterPage() {
   const [resendIn, startResend] = useCountdown();
   const verify = site.email_verification;
 
-  // Spec §2: an invitation link's ?aff= is remembered and sent with the registration.
+  // An invitation link's ?aff= is remembered and sent with the registration.
   const aff = params.get('aff');
   useEffect(() => {
     if (aff) writeText(StorageKey.aff, aff);
@@ -84,8 +84,7 @@ export default function RegisterPage() {
   };
 
   const sendCode = useMutation({
-    mutationFn: (email: string) =>
-      apiGet('/api/verification', { query: { email, turnstile: turnstileToken || undefined } }),
+    mutationFn: (email: string) => sendVerificationCode(email, turnstileToken),
     onSuccess: () => {
       toast.success(t('auth.register.codeSent'));
       startResend(RESEND_SECONDS);
@@ -93,18 +92,7 @@ export default function RegisterPage() {
   });
 
   const signUp = useMutation({
-    mutationFn: (values: RegisterOutput) =>
-      apiPost(
-        '/api/user/register',
-        {
-          username: values.username,
-          password: values.password,
-          email: values.email || undefined,
-          verification_code: values.verification_code || undefined,
-          aff_code: readText(StorageKey.aff) || undefined,
-        },
-        { query: { turnstile: turnstileToken || undefined } },
-      ),
+    mutationFn: (values: RegisterOutput) => requestSignUp(values, turnstileToken),
     onSuccess: () => {
       toast.success(t('auth.register.success'));
       navigate('/login');

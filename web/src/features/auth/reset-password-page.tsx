@@ -10,8 +10,9 @@ import { ErrorCode } from '@switchyard/domain';
 import { useMutation } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { Link as RouterLink, useSearchParams } from 'react-router';
-import { ApiError, apiPost } from '../../lib/api-client';
+import { ApiError } from '../../lib/api-error';
 import { copyText } from '../../lib/clipboard';
+import { resetPassword } from './api';
 import { AuthCard } from './auth-card';
 
 /** Reached from the mailed link /user/reset?email=..&token=..; the server chooses the new password. */
@@ -20,7 +21,7 @@ export default function ResetPasswordPage() {
   const [params] = useSearchParams();
   const email = params.get('email')?.trim() ?? '';
   const token = params.get('token')?.trim() ?? '';
-  const reset = useMutation({ mutationFn: () => apiPost<string>('/api/user/reset', { email, token }) });
+  const reset = useMutation({ mutationFn: () => resetPassword(email, token) });
   const rejected =
     reset.error instanceof ApiError &&
     (reset.error.code === ErrorCode.invalidResetLink || reset.error.status === 400);

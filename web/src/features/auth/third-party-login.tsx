@@ -6,24 +6,30 @@ import LoginOutlined from '@mui/icons-material/LoginOutlined';
 import Button from '@mui/material/Button';
 import Divider from '@mui/material/Divider';
 import Stack from '@mui/material/Stack';
-import { useState } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
-import { PANEL_BASE } from '../../app/routes';
+import { PANEL_BASE } from '../../app/panel-paths';
 import { useSession } from '../../app/session-context';
-import { ApiError, showErrorToast } from '../../lib/api-client';
+import { ApiError, showErrorToast } from '../../lib/api-error';
 import { basePath } from '../../lib/base-path';
+import type { SiteInfo } from '../../lib/site-info';
 import { toast } from '../../lib/toast';
-import type { SiteInfo } from '../site/site-info';
-import { fetchOAuthState, fetchOidcEndpoint, githubAuthorizeUrl, larkAuthorizeUrl } from './oauth';
-import { passkeySignIn } from './passkey';
-import { WechatLoginDialog } from './wechat-login-dialog';
+import { fetchOAuthState, fetchOidcEndpoint } from './api';
+import { githubAuthorizeUrl, larkAuthorizeUrl } from './oauth';
 
-/** The sign-in buttons the administrator turned on (spec §1, §2 Login). */
+// Loaded when first opened: the sign-in page's first load stays small for the sites without WeChat.
+const WechatLoginDialog = lazy(() =>
+  import('./wechat-login-dialog').then((m) => ({ default: m.WechatLoginDialog })),
+);
+
+/** The sign-in buttons the administrator turned on. */
 export function ThirdPartyLogin({ site }: { site: SiteInfo }) {
   const { t } = useTranslation();
   const [busy, setBusy] = useState(false);
   const [wechatOpen, setWechatOpen] = useState(false);
+  // Stays mounted after the first opening, so closing plays its transition.
+  const [wechatMounted, setWechatMounted] = useState(false);
   const { signIn } = useSession();
   const navigate = useNavigate();
   if (!site.github_oauth && !site.lark_login && !site.oidc_auth && !site.wechat_login && !site.passkey_login)
@@ -32,6 +38,8 @@ export function ThirdPartyLogin({ site }: { site: SiteInfo }) {
   const withPasskey = async () => {
     setBusy(true);
     try {
+      // The WebAuthn client is loaded on use: most visitors of the sign-in page never need it.
+      const { passkeySignIn } = await import('./passkey');
       signIn(await passkeySignIn());
       toast.success(t('auth.login.success'));
       navigate(PANEL_BASE);
@@ -112,18 +120,23 @@ export function ThirdPartyLogin({ site }: { site: SiteInfo }) {
             variant="outlined"
             startIcon={<ChatOutlined />}
             data-testid="login-wechat"
-            onClick={() => setWechatOpen(true)}
+            onClick={() => {
+              setWechatMounted(true);
+              setWechatOpen(true);
+            }}
           >
             {t('auth.login.wechat')}
           </Button>
         )}
       </Stack>
-      {site.wechat_login && (
-        <WechatLoginDialog
-          open={wechatOpen}
-          qrCode={site.wechat_qrcode}
-          onClose={() => setWechatOpen(false)}
-        />
+      {site.wechat_login && wechatMounted && (
+        <Suspense fallback={null}>
+          <WechatLoginDialog
+            open={wechatOpen}
+            qrCode={site.wechat_qrcode}
+            onClose={() => setWechatOpen(false)}
+          />
+        </Suspense>
       )}
     </>
   );

@@ -1,7 +1,7 @@
 import Box from '@mui/material/Box';
 import { useEffect, useRef } from 'react';
 
-// The optional bot check (spec §1): Cloudflare Turnstile, loaded only when the site turns it on.
+// The optional bot check: Cloudflare Turnstile, loaded only when the site turns it on.
 
 interface TurnstileApi {
   render(

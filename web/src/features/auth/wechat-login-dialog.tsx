@@ -10,11 +10,10 @@ import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
-import { PANEL_BASE } from '../../app/routes';
-import { type SessionUser, useSession } from '../../app/session-context';
-import { apiGet } from '../../lib/api-client';
-import { readText, StorageKey } from '../../lib/storage';
+import { PANEL_BASE } from '../../app/panel-paths';
+import { useSession } from '../../app/session-context';
 import { toast } from '../../lib/toast';
+import { wechatBind, wechatSignIn } from './api';
 
 /**
  * WeChat verification-code login: scan the account's QR code, then type the code it replies with.
@@ -36,12 +35,7 @@ export function WechatLoginDialog({
   const navigate = useNavigate();
   const [code, setCode] = useState('');
   const login = useMutation({
-    mutationFn: () =>
-      onBound
-        ? apiGet<null>('/api/oauth/wechat/bind', { query: { code: code.trim() } })
-        : apiGet<SessionUser>('/api/oauth/wechat', {
-            query: { code: code.trim(), aff: readText(StorageKey.aff) },
-          }),
+    mutationFn: () => (onBound ? wechatBind(code.trim()) : wechatSignIn(code.trim())),
     onSuccess: (user) => {
       if (onBound) {
         toast.success(t('oauth.bound'));

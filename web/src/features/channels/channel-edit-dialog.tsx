@@ -13,15 +13,23 @@ import MenuItem from '@mui/material/MenuItem';
 import Stack from '@mui/material/Stack';
 import Switch from '@mui/material/Switch';
 import TextField from '@mui/material/TextField';
-import { type ChannelView, CONNECTION_FIELDS, PreCost, type ProviderField } from '@switchyard/domain';
+import { CONNECTION_FIELDS, PreCost, type ProviderField } from '@switchyard/domain';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { MessageKey } from '../../i18n/message-key';
-import { apiGet, apiPost, request } from '../../lib/api-client';
 import { toast } from '../../lib/toast';
 import type { FieldErrors } from '../admin/field-errors';
-import { CHANNEL_PATH, TAG_PATH, useGroupSymbols, useModelCatalog, usePricedModels } from './channel-api';
+import {
+  CHANNEL_PATH,
+  fetchChannel,
+  providerModels,
+  saveChannel,
+  TAG_PATH,
+  useGroupSymbols,
+  useModelCatalog,
+  usePricedModels,
+} from './api';
 import {
   addModels,
   type ChannelForm,
@@ -42,7 +50,7 @@ const PRE_COSTS = [
   { value: PreCost.None, label: 'admin.channel.preCost.none' },
 ] as const;
 
-/** Create (no channel) or edit a channel; the fields come from the provider catalog (spec §3). */
+/** Create (no channel) or edit a channel; the fields come from the provider catalog. */
 export function ChannelEditDialog(props: { open: boolean; channelId: number | null; onClose: () => void }) {
   const { t } = useTranslation();
   const client = useQueryClient();
@@ -63,7 +71,7 @@ export function ChannelEditDialog(props: { open: boolean; channelId: number | nu
       return;
     }
     let live = true;
-    apiGet<ChannelView>(`${CHANNEL_PATH}/${props.channelId}`)
+    fetchChannel(props.channelId)
       .then((c) => live && setForm(formFromChannel(c)))
       .catch(() => live && props.onClose());
     return () => {
@@ -76,8 +84,7 @@ export function ChannelEditDialog(props: { open: boolean; channelId: number | nu
     setForm((f) => ({ ...f, [key]: value }));
 
   const save = useMutation({
-    mutationFn: (body: Record<string, unknown>) =>
-      request<unknown>(editing ? 'PUT' : 'POST', CHANNEL_PATH, { body }),
+    mutationFn: (body: Record<string, unknown>) => saveChannel(body, editing),
     onSuccess: async () => {
       toast.success(t(editing ? 'admin.common.saved' : 'admin.common.created'));
       await client.invalidateQueries({ queryKey: [CHANNEL_PATH] });
@@ -99,7 +106,7 @@ export function ChannelEditDialog(props: { open: boolean; channelId: number | nu
   const fetchModels = async () => {
     setFetching(true);
     try {
-      const models = await apiPost<string[]>(`${CHANNEL_PATH}/provider_models_list`, {
+      const models = await providerModels({
         ...(props.channelId !== null ? { id: props.channelId } : {}),
         type: form.type,
         key: form.key,

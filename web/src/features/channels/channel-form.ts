@@ -14,7 +14,8 @@ import { i18n } from '../../i18n';
 import { checkForm, type FieldErrors } from '../admin/field-errors';
 
 // The channel edit dialog's state and its conversion to the API body. Kept apart from the dialog so
-// the rules of spec §5 "Channel" are tested without a browser.
+// its rules (required fields, priority >= 0, weight >= 1, JSON mapping) are tested without a
+// browser.
 
 export interface KeyValueRow {
   key: string;
@@ -24,7 +25,7 @@ export interface KeyValueRow {
 export interface ChannelForm {
   type: number;
   name: string;
-  /** One key per line: a new channel per line on create (spec §3). */
+  /** One key per line: a new channel per line on create. */
   key: string;
   base_url: string;
   other: string;
@@ -185,7 +186,7 @@ function nestPlugin(
   return { plugin, errors };
 }
 
-/** Spec §5 model rules, in the reader's language: no repeats, `*` only last after another character. */
+/** The model rules, in the reader's language: no repeats, `*` only last after another character. */
 export function modelsProblem(models: readonly string[]): string | null {
   if (models.length === 0) return i18n.t('admin.channel.error.modelsRequired');
   const seen = new Set<string>();

@@ -2,7 +2,7 @@ import Chip from '@mui/material/Chip';
 import { ChannelStatus } from '@switchyard/domain';
 import { useTranslation } from 'react-i18next';
 
-/** Spec §4 channel states: enabled, disabled by hand, disabled automatically (by a test or failures). */
+/** Channel states: enabled, disabled by hand, disabled automatically (by a test or failures). */
 export function ChannelStatusChip({ status }: { status: number }) {
   const { t } = useTranslation();
   if (status === ChannelStatus.Enabled)

@@ -11,25 +11,25 @@ import TableCell from '@mui/material/TableCell';
 import TableHead from '@mui/material/TableHead';
 import TableRow from '@mui/material/TableRow';
 import Typography from '@mui/material/Typography';
-import type { ChannelView } from '@switchyard/domain';
-import { useQuery } from '@tanstack/react-query';
 import { Fragment, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useConfirm } from '../../components/confirm-dialog';
-import { api, apiGet, apiPut } from '../../lib/api-client';
 import { useAdminAction } from '../admin/use-admin-action';
-import { CHANNEL_PATH, TAG_PATH, type TagSummary, useTags } from './channel-api';
+import {
+  CHANNEL_QUERIES,
+  deleteTag,
+  setTagEnabled,
+  setTagPriority,
+  type TagSummary,
+  useTagMembers,
+  useTags,
+} from './api';
 import { ChannelStatusChip } from './channel-status';
 import { InlineNumber } from './inline-number';
 
-const INVALIDATE = [CHANNEL_PATH, `${TAG_PATH}/_all`, TAG_PATH];
-
 function TagMembers({ tag }: { tag: string }) {
   const { t } = useTranslation();
-  const members = useQuery({
-    queryKey: [TAG_PATH, tag],
-    queryFn: () => apiGet<ChannelView[]>(`${TAG_PATH}/${encodeURIComponent(tag)}/list`),
-  });
+  const members = useTagMembers(tag);
   if (members.isError) return <Typography color="error">{t('admin.channel.error.tagMembers')}</Typography>;
   return (
     <Table size="small">
@@ -49,25 +49,16 @@ function TagMembers({ tag }: { tag: string }) {
   );
 }
 
-/** Spec §2 "per-tag enable, disable and delete": each tag as one row over its member channels. */
+/** Per-tag enable, disable and delete: each tag as one row over its member channels. */
 export function ChannelTagsPanel() {
   const { t } = useTranslation();
   const tags = useTags();
   const [open, setOpen] = useState<string | null>(null);
   const [confirm, ask] = useConfirm();
-  const path = (tag: string) => `${TAG_PATH}/${encodeURIComponent(tag)}`;
-  const setStatus = useAdminAction(
-    ({ tag, enable }: { tag: string; enable: boolean }) =>
-      apiPut(`${path(tag)}/status/${enable ? 'enable' : 'disable'}`),
-    { invalidate: INVALIDATE },
-  );
-  const setPriority = useAdminAction(
-    ({ tag, value }: { tag: string; value: number }) =>
-      apiPut(`${path(tag)}/priority`, { type: 'priority', value }),
-    { invalidate: INVALIDATE },
-  );
-  const remove = useAdminAction((tag: string) => api('DELETE', path(tag)), {
-    invalidate: INVALIDATE,
+  const setStatus = useAdminAction(setTagEnabled, { invalidate: CHANNEL_QUERIES });
+  const setPriority = useAdminAction(setTagPriority, { invalidate: CHANNEL_QUERIES });
+  const remove = useAdminAction(deleteTag, {
+    invalidate: CHANNEL_QUERIES,
     success: t('admin.common.deleted'),
   });
   const rows: TagSummary[] = tags.data ?? [];

@@ -1,4 +1,4 @@
-// "Test all channels" with progress (spec §2): the console tests the channels one request each, a
+// "Test all channels" with progress: the console tests the channels one request each, a
 // few at a time, so the operator sees how far the run is and which channels failed.
 
 export interface TestProgress {
@@ -34,7 +34,7 @@ export async function testChannels(
   return progress;
 }
 
-/** Spec §2 "response time coloured by speed": milliseconds to a colour of the theme. */
+/** Response time coloured by speed: milliseconds to a colour of the theme. */
 export function responseTimeColor(ms: number): 'default' | 'success' | 'primary' | 'warning' | 'error' {
   if (ms <= 0) return 'default';
   if (ms <= 1000) return 'success';

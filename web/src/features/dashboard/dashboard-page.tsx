@@ -20,11 +20,11 @@ import { CopyField } from '../../components/copy-field';
 import type { MessageKey } from '../../i18n/message-key';
 import { currencyTickDigits } from '../../lib/chart-ticks';
 import { useQuotaFormat } from '../../lib/quota-format';
-import { useInviteLink } from '../account/use-invite-link';
-import { useSelf } from '../account/use-self';
-import { useAvailableModels } from '../model-price/use-available-models';
-import { useSiteInfo } from '../site/site-info';
-import { type DailyModelUsage, lastSevenDays, seriesByModel, totalsOn, useDashboard } from './use-dashboard';
+import { useSiteInfo } from '../../lib/site-info';
+import { useInviteLink, useSelf } from '../account/api';
+import { useAvailableModels } from '../model-price/api';
+import { type DailyModelUsage, useDashboard } from './api';
+import { lastSevenDays, seriesByModel, totalsOn } from './daily-usage';
 
 type Metric = 'quota' | 'requests' | 'tokens';
 const METRICS: Record<Metric, (r: DailyModelUsage) => number> = {
@@ -79,7 +79,7 @@ function StatCard({ label, value, exact, icon: Icon, testId }: Stat) {
   );
 }
 
-/** Spec §2 dashboard: balance and usage, today's figures, seven days per model, models, invite link. */
+/** The dashboard: balance and usage, today's figures, seven days per model, models, invite link. */
 // The chart library is the largest part of this screen: the figures show while it loads.
 const WeekChart = lazy(() => import('./week-chart'));
 

@@ -9,10 +9,10 @@ import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import { useTranslation } from 'react-i18next';
 import { Link as RouterLink } from 'react-router';
-import { PANEL_BASE } from '../../app/routes';
+import { PANEL_BASE } from '../../app/panel-paths';
 import { useSession } from '../../app/session-context';
 import type { MessageKey } from '../../i18n/message-key';
-import { useSiteInfo } from '../site/site-info';
+import { useSiteInfo } from '../../lib/site-info';
 import { SiteContent } from './site-content';
 
 export default function HomePage() {

@@ -2,14 +2,13 @@ import Box from '@mui/material/Box';
 import Card from '@mui/material/Card';
 import CardContent from '@mui/material/CardContent';
 import Skeleton from '@mui/material/Skeleton';
-import { useQuery } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { MarkdownContent } from '../../components/markdown-content';
-import { apiGet } from '../../lib/api-client';
 import { isFrameUrl } from '../../lib/frame-url';
+import { useSiteContent } from './api';
 
-/** Home and About (spec §2): an https address shows that page in a frame, other text is markdown. */
+/** Home and About: an https address shows that page in a frame, other text is markdown. */
 export function SiteContent({
   path,
   fallback,
@@ -18,10 +17,7 @@ export function SiteContent({
   fallback: ReactNode;
 }) {
   const { t } = useTranslation();
-  const { data, isPending } = useQuery({
-    queryKey: ['site-content', path],
-    queryFn: () => apiGet<string>(path),
-  });
+  const { data, isPending } = useSiteContent(path);
   if (isPending) return <Skeleton variant="rounded" height={240} />;
   const content = (data ?? '').trim();
   if (!content) return fallback;

@@ -20,14 +20,13 @@ import TextField from '@mui/material/TextField';
 import Tooltip from '@mui/material/Tooltip';
 import Typography from '@mui/material/Typography';
 import { formatTimestamp, LogType } from '@switchyard/domain';
-import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSession } from '../../app/session-context';
-import { type DataColumn, DataTable, useTableQuery, useTableState } from '../../components/data-table';
+import { type DataColumn, DataTable, useTableState } from '../../components/data-table';
 import type { MessageKey } from '../../i18n/message-key';
-import { apiGet } from '../../lib/api-client';
 import { useQuotaFormat } from '../../lib/quota-format';
+import { useLogPage, useLogTotal } from './api';
 import {
   ADMIN_LOG_FILTERS,
   fromInputTime,
@@ -37,6 +36,7 @@ import {
   toInputTime,
   USER_LOG_FILTERS,
 } from './log-filters';
+import { logText } from './log-text';
 
 interface LogView {
   id: number;
@@ -109,7 +109,7 @@ function DetailDialog({ log, onClose, raw }: { log: LogView; onClose: () => void
           ] as [string, string],
         ]
       : []),
-    ...(log.content ? [[t('user.log.content'), log.content] as [string, string]] : []),
+    ...(log.content ? [[t('user.log.content'), logText(log, t, formatQuota)] as [string, string]] : []),
   ];
   return (
     <Dialog open onClose={onClose} maxWidth="sm" fullWidth>
@@ -229,7 +229,7 @@ function LogFilterBar({
 }
 
 /**
- * Spec §2 logs (/panel/log): own logs for a user, everyone's with channel and user for an
+ * Logs (/panel/log): own logs for a user, everyone's with channel and user for an
  * administrator; filters, column visibility, raw or currency quota, a detail view and the total
  * consumption of the filter.
  */
@@ -240,13 +240,9 @@ export default function LogsPage() {
   const [raw, setRaw] = useState(false);
   const [detail, setDetail] = useState<LogView | null>(null);
   const table = useTableState({ filters: isAdmin ? ADMIN_LOG_FILTERS : USER_LOG_FILTERS });
-  const listPath = isAdmin ? '/api/log' : '/api/log/self';
-  const query = useTableQuery<LogView>(listPath, table);
+  const query = useLogPage<LogView>(isAdmin, table);
   const filters = table.state.filters as Record<LogFilterName, string>;
-  const stat = useQuery({
-    queryKey: [`${listPath}/stat`, statQuery(filters, isAdmin)],
-    queryFn: () => apiGet<{ quota: number }>(`${listPath}/stat`, { query: statQuery(filters, isAdmin) }),
-  });
+  const stat = useLogTotal(isAdmin, statQuery(filters, isAdmin));
   // Raw means the exact integer the ledger charged, not the compact k/M form.
   const showQuota = (q: number) => (raw ? String(q) : formatQuota(q));
 
@@ -340,8 +336,8 @@ export default function LogsPage() {
           >
             <InfoOutlined fontSize="small" />
           </IconButton>
-          <Typography variant="body2" noWrap title={r.content}>
-            {r.content}
+          <Typography variant="body2" noWrap title={logText(r, t, formatQuota)}>
+            {logText(r, t, formatQuota)}
           </Typography>
         </Stack>
       ),

@@ -1,53 +1,41 @@
-import AddOutlined from '@mui/icons-material/AddOutlined';
 import DeleteOutlined from '@mui/icons-material/DeleteOutlined';
 import EditOutlined from '@mui/icons-material/EditOutlined';
 import Avatar from '@mui/material/Avatar';
-import Button from '@mui/material/Button';
-import IconButton from '@mui/material/IconButton';
 import Stack from '@mui/material/Stack';
-import Tooltip from '@mui/material/Tooltip';
 import Typography from '@mui/material/Typography';
 import { MODEL_OWNER_MIN_CUSTOM_ID, type ModelOwnerView, modelOwnerInput } from '@switchyard/domain';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useConfirm } from '../../components/confirm-dialog';
-import { type DataColumn, DataTable, useTableState } from '../../components/data-table';
-import { api, apiGet, apiPost, apiPut } from '../../lib/api-client';
+import { type DataColumn, useTableState } from '../../components/data-table';
+import { ListScreen } from '../../components/list-screen';
 import { bundledIcon } from '../../lib/provider-icons';
 import { toast } from '../../lib/toast';
 import { FormDialog, type FormValues, num } from '../admin/form-dialog';
-import { pageLocally } from '../admin/local-page';
-import { PageHeader } from '../admin/page-header';
-import { SearchField } from '../admin/search-field';
 import { useAdminAction } from '../admin/use-admin-action';
-
-const PATH = '/api/model_ownedby';
+import {
+  deleteModelOwner,
+  MODEL_OWNER_PATH,
+  MODEL_OWNER_QUERIES,
+  saveModelOwner,
+  useModelOwnerPage,
+} from './api';
 
 export default function ModelOwnerPage() {
   const { t } = useTranslation();
   const client = useQueryClient();
   const controls = useTableState({ filters: ['keyword'], defaultOrder: 'id' });
-  const owners = useQuery({ queryKey: [PATH], queryFn: () => apiGet<ModelOwnerView[]>(PATH) });
-  const keyword = controls.state.filters.keyword.toLowerCase();
-  const page = owners.data
-    ? pageLocally(
-        owners.data,
-        controls.state,
-        (o) => !keyword || o.name.toLowerCase().includes(keyword) || String(o.id) === keyword,
-      )
-    : undefined;
+  const { all, query } = useModelOwnerPage(controls);
   const [editing, setEditing] = useState<{ open: boolean; owner: ModelOwnerView | null }>({
     open: false,
     owner: null,
   });
-  const [confirm, ask] = useConfirm();
-  const remove = useAdminAction((id: number) => api('DELETE', `${PATH}/${id}`), {
-    invalidate: [PATH],
+  const remove = useAdminAction(deleteModelOwner, {
+    invalidate: [MODEL_OWNER_PATH],
     success: t('admin.common.deleted'),
   });
   const owner = editing.owner;
-  const nextId = Math.max(MODEL_OWNER_MIN_CUSTOM_ID, ...(owners.data ?? []).map((o) => o.id + 1));
+  const nextId = Math.max(MODEL_OWNER_MIN_CUSTOM_ID, ...(all ?? []).map((o) => o.id + 1));
   const initial = useMemo<FormValues>(
     () => ({ id: String(owner?.id ?? nextId), name: owner?.name ?? '', icon: owner?.icon ?? '' }),
     [owner, nextId],
@@ -79,60 +67,31 @@ export default function ModelOwnerPage() {
   ];
 
   return (
-    <>
-      {confirm}
-      <PageHeader
-        actions={
-          <Button
-            variant="contained"
-            startIcon={<AddOutlined />}
-            onClick={() => setEditing({ open: true, owner: null })}
-          >
-            {t('admin.owner.create')}
-          </Button>
-        }
-      />
-      <DataTable
-        tableId="model-owners"
-        columns={columns}
-        controls={controls}
-        query={{ ...owners, data: page }}
-        rowKey={(o) => o.id}
-        filterBar={
-          <SearchField
-            label={t('admin.owner.search')}
-            value={controls.state.filters.keyword}
-            onApply={(value) => controls.setFilters({ keyword: value })}
-          />
-        }
-        rowActions={(o) =>
-          reserved(o) ? null : (
-            <Stack direction="row" sx={{ gap: 0.5, justifyContent: 'flex-end' }}>
-              <Tooltip title={t('admin.common.edit')}>
-                <IconButton
-                  size="small"
-                  aria-label={t('admin.common.edit')}
-                  onClick={() => setEditing({ open: true, owner: o })}
-                >
-                  <EditOutlined fontSize="small" />
-                </IconButton>
-              </Tooltip>
-              <Tooltip title={t('admin.common.delete')}>
-                <IconButton
-                  size="small"
-                  color="error"
-                  aria-label={t('admin.common.delete')}
-                  onClick={async () => {
-                    if (await ask(t('admin.owner.confirmDelete', { name: o.name }))) remove.mutate(o.id);
-                  }}
-                >
-                  <DeleteOutlined fontSize="small" />
-                </IconButton>
-              </Tooltip>
-            </Stack>
-          )
-        }
-      />
+    <ListScreen
+      tableId="model-owners"
+      columns={columns}
+      controls={controls}
+      query={query}
+      rowKey={(o) => o.id}
+      create={{ label: t('admin.owner.create'), run: () => setEditing({ open: true, owner: null }) }}
+      filters={[{ kind: 'search', name: 'keyword', label: t('admin.owner.search') }]}
+      rowActions={[
+        {
+          label: t('admin.common.edit'),
+          icon: <EditOutlined fontSize="small" />,
+          hidden: reserved,
+          run: (o) => setEditing({ open: true, owner: o }),
+        },
+        {
+          label: t('admin.common.delete'),
+          icon: <DeleteOutlined fontSize="small" />,
+          color: 'error',
+          hidden: reserved,
+          confirm: (o) => t('admin.owner.confirmDelete', { name: o.name }),
+          run: (o) => remove.mutate(o.id),
+        },
+      ]}
+    >
       <FormDialog
         open={editing.open}
         title={t(owner ? 'admin.owner.editTitle' : 'admin.owner.createTitle')}
@@ -165,14 +124,12 @@ export default function ModelOwnerPage() {
           ) : null
         }
         submit={async (body) => {
-          if (owner) await apiPut(PATH, body);
-          else await apiPost(PATH, body);
+          await saveModelOwner(body, owner !== null);
           toast.success(t(owner ? 'admin.common.saved' : 'admin.common.created'));
-          await client.invalidateQueries({ queryKey: [PATH] });
-          await client.invalidateQueries({ queryKey: ['model_ownedby'] });
+          await Promise.all(MODEL_OWNER_QUERIES.map((key) => client.invalidateQueries({ queryKey: [key] })));
         }}
         onClose={() => setEditing({ open: false, owner: null })}
       />
-    </>
+    </ListScreen>
   );
 }

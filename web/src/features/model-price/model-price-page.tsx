@@ -24,8 +24,8 @@ import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSession } from '../../app/session-context';
 import { OwnerIcon } from '../../components/owner-icon';
-import { type UserGroupSummary, useModelOwners, useUserGroupMap } from '../site/catalog';
-import { useAvailableModels } from './use-available-models';
+import { type UserGroupSummary, useModelOwners, useUserGroupMap } from '../site/api';
+import { useAvailableModels } from './api';
 
 function PriceCell({ ratio, perMillion }: { ratio: number; perMillion: boolean }) {
   const { t } = useTranslation();
@@ -40,8 +40,9 @@ function PriceCell({ ratio, perMillion }: { ratio: number; perMillion: boolean }
 }
 
 /**
- * Spec §2 "available models" (/price and /panel/model_price): the models of one group with their
- * owner, type and prices at that group's ratio (spec §9 price display), searchable and by owner.
+ * "Available models" (/price and /panel/model_price): the models of one group with their owner,
+ * type and prices at that group's ratio ("Free" for zero, else dollars and yuan), searchable and by
+ * owner.
  */
 export default function ModelPricePage() {
   const { t } = useTranslation();

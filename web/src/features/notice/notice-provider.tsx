@@ -4,14 +4,13 @@ import DialogActions from '@mui/material/DialogActions';
 import DialogContent from '@mui/material/DialogContent';
 import DialogTitle from '@mui/material/DialogTitle';
 import Typography from '@mui/material/Typography';
-import { useQuery } from '@tanstack/react-query';
 import { createContext, type ReactNode, useContext, useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { MarkdownContent } from '../../components/markdown-content';
-import { apiGet } from '../../lib/api-client';
 import { readText, StorageKey, writeText } from '../../lib/storage';
+import { useNoticeText } from './api';
 
-// Spec §4 "Notice": fetched once at start; a text that differs from the last one seen is saved and
+// The notice: fetched once at start; a text that differs from the last one seen is saved and
 // opens the dialog by itself; the bell reopens it at any time.
 
 interface NoticeValue {
@@ -23,11 +22,7 @@ const NoticeContext = createContext<NoticeValue>({ openNotice: () => {} });
 export function NoticeProvider({ children }: { children: ReactNode }) {
   const { t } = useTranslation();
   const [open, setOpen] = useState(false);
-  const { data } = useQuery({
-    queryKey: ['notice'],
-    queryFn: () => apiGet<string>('/api/notice'),
-    staleTime: Number.POSITIVE_INFINITY,
-  });
+  const { data } = useNoticeText();
 
   useEffect(() => {
     if (!data || data === readText(StorageKey.notice)) return;

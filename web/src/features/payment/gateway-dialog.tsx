@@ -11,28 +11,11 @@ import {
 import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { MessageKey } from '../../i18n/message-key';
-import { apiPost, apiPut } from '../../lib/api-client';
 import { toast } from '../../lib/toast';
 import { FormDialog, type FormFieldSpec, type FormValues, num } from '../admin/form-dialog';
+import { type GatewayView, saveGateway } from './api';
 
 /** A gateway as GET /api/payment lists it: secrets blank, `secrets_set` names the stored ones. */
-export interface GatewayView {
-  id: number;
-  uuid: string;
-  type: PaymentType;
-  name: string;
-  icon: string;
-  notify_domain: string;
-  fixed_fee: number;
-  percent_fee: number;
-  currency: string;
-  sort: number;
-  enable: boolean;
-  created_at: number;
-  config: Record<string, string>;
-  secrets_set: string[];
-}
-
 const CHOICES: Partial<Record<string, readonly string[]>> = { pay_type: [] };
 
 /** The create/edit dialog of one gateway; its type is chosen before it opens and never changes. */
@@ -151,8 +134,7 @@ export function GatewayDialog(props: {
       }}
       schema={paymentInput}
       submit={async (body) => {
-        if (gateway) await apiPut('/api/payment', body);
-        else await apiPost('/api/payment', body);
+        await saveGateway(body, gateway !== null);
         toast.success(t('admin.common.saved'));
         await props.onSaved();
       }}

@@ -19,7 +19,6 @@ import TableContainer from '@mui/material/TableContainer';
 import TableHead from '@mui/material/TableHead';
 import TableRow from '@mui/material/TableRow';
 import Tabs from '@mui/material/Tabs';
-import TextField from '@mui/material/TextField';
 import Tooltip from '@mui/material/Tooltip';
 import {
   formatTimestamp,
@@ -28,39 +27,26 @@ import {
   type PaymentType,
   renderQuota,
 } from '@switchyard/domain';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link as RouterLink, useSearchParams } from 'react-router';
 import { useConfirm } from '../../components/confirm-dialog';
-import { type DataColumn, DataTable, useTableQuery, useTableState } from '../../components/data-table';
+import { type DataColumn, useTableState } from '../../components/data-table';
+import { ListTable, PageHeader } from '../../components/list-screen';
 import type { MessageKey } from '../../i18n/message-key';
-import { api, apiGet, apiPut } from '../../lib/api-client';
-import { PageHeader } from '../admin/page-header';
-import { SearchField } from '../admin/search-field';
+import { useSiteInfo } from '../../lib/site-info';
 import { useAdminAction } from '../admin/use-admin-action';
-import { useSiteInfo } from '../site/site-info';
-import { GatewayDialog, type GatewayView } from './gateway-dialog';
-
-const GATEWAYS = '/api/payment';
-const ORDERS = '/api/payment/order';
-
-interface OrderView {
-  id: number;
-  user_id: number;
-  gateway_id: number;
-  gateway_name: string;
-  trade_no: string;
-  gateway_no: string;
-  amount: number;
-  order_amount: number;
-  order_currency: string;
-  quota: number;
-  fee: number;
-  discount: number;
-  status: string;
-  created_at: number;
-}
+import {
+  deleteGateway,
+  GATEWAY_PATH,
+  type GatewayView,
+  type OrderView,
+  setGatewayEnabled,
+  useGateways,
+  useOrderPage,
+} from './api';
+import { GatewayDialog } from './gateway-dialog';
 
 const STATUS_COLOR: Record<string, 'success' | 'warning' | 'default' | 'error'> = {
   success: 'success',
@@ -89,11 +75,8 @@ function OrderLog() {
     filters: ['user_id', 'trade_no', 'status', 'gateway_id'],
     defaultOrder: '-id',
   });
-  const query = useTableQuery<OrderView>(ORDERS, controls);
-  const gateways = useQuery({
-    queryKey: [GATEWAYS, 'all'],
-    queryFn: () => apiGet<{ data: GatewayView[] }>(GATEWAYS, { query: { size: 100 } }),
-  });
+  const query = useOrderPage(controls);
+  const gateways = useGateways();
   const money = (v: number, c: string) => `${v.toFixed(2)} ${c}`;
   const columns: DataColumn<OrderView>[] = [
     {
@@ -149,86 +132,52 @@ function OrderLog() {
     },
   ];
   return (
-    <DataTable
+    <ListTable
       tableId="orders"
       columns={columns}
       controls={controls}
       query={query}
       rowKey={(o) => o.id}
-      filterBar={
-        <>
-          <SearchField
-            label={t('admin.payment.field.tradeNo')}
-            value={controls.state.filters.trade_no}
-            onApply={(trade_no) => controls.setFilters({ trade_no })}
-          />
-          <SearchField
-            label={t('admin.payment.field.userId')}
-            value={controls.state.filters.user_id}
-            onApply={(user_id) => controls.setFilters({ user_id })}
-          />
-          <TextField
-            select
-            size="small"
-            label={t('admin.payment.field.status')}
-            value={controls.state.filters.status}
-            onChange={(e) => controls.setFilters({ status: e.target.value })}
-            sx={{ width: 130 }}
-          >
-            <MenuItem value="">{t('admin.common.all')}</MenuItem>
-            {Object.values(OrderStatus).map((s) => (
-              <MenuItem key={s} value={s}>
-                {t(`admin.payment.status.${s}` as MessageKey)}
-              </MenuItem>
-            ))}
-          </TextField>
-          <TextField
-            select
-            size="small"
-            label={t('admin.payment.field.gateway')}
-            value={controls.state.filters.gateway_id}
-            onChange={(e) => controls.setFilters({ gateway_id: e.target.value })}
-            sx={{ width: 160 }}
-          >
-            <MenuItem value="">{t('admin.common.all')}</MenuItem>
-            {(gateways.data?.data ?? []).map((g) => (
-              <MenuItem key={g.id} value={String(g.id)}>
-                {g.name}
-              </MenuItem>
-            ))}
-          </TextField>
-        </>
-      }
+      filters={[
+        { kind: 'search', name: 'trade_no', label: t('admin.payment.field.tradeNo') },
+        { kind: 'search', name: 'user_id', label: t('admin.payment.field.userId') },
+        {
+          kind: 'select',
+          name: 'status',
+          label: t('admin.payment.field.status'),
+          width: 130,
+          options: [
+            { value: '', label: t('admin.common.all') },
+            ...Object.values(OrderStatus).map((s) => ({
+              value: s,
+              label: t(`admin.payment.status.${s}` as MessageKey),
+            })),
+          ],
+        },
+        {
+          kind: 'select',
+          name: 'gateway_id',
+          label: t('admin.payment.field.gateway'),
+          width: 160,
+          options: [
+            { value: '', label: t('admin.common.all') },
+            ...(gateways.data?.data ?? []).map((g) => ({ value: String(g.id), label: g.name })),
+          ],
+        },
+      ]}
     />
   );
 }
 
 function GatewayList(props: { onEdit: (g: GatewayView) => void }) {
   const { t } = useTranslation();
-  const list = useQuery({
-    queryKey: [GATEWAYS, 'all'],
-    queryFn: () => apiGet<{ data: GatewayView[] }>(GATEWAYS, { query: { size: 100, order: 'sort,id' } }),
-  });
+  const list = useGateways();
   const [confirm, ask] = useConfirm();
-  const toggle = useAdminAction(
-    (g: GatewayView) =>
-      apiPut(GATEWAYS, {
-        id: g.id,
-        type: g.type,
-        name: g.name,
-        icon: g.icon,
-        notify_domain: g.notify_domain,
-        fixed_fee: g.fixed_fee,
-        percent_fee: g.percent_fee,
-        currency: g.currency,
-        sort: g.sort,
-        enable: !g.enable,
-        config: g.config,
-      }),
-    { invalidate: [GATEWAYS] },
-  );
-  const remove = useAdminAction((id: number) => api('DELETE', `${GATEWAYS}/${id}`), {
-    invalidate: [GATEWAYS],
+  const toggle = useAdminAction((g: GatewayView) => setGatewayEnabled(g, !g.enable), {
+    invalidate: [GATEWAY_PATH],
+  });
+  const remove = useAdminAction(deleteGateway, {
+    invalidate: [GATEWAY_PATH],
     success: t('admin.common.deleted'),
   });
   const rows = list.data?.data ?? [];
@@ -388,7 +337,7 @@ export default function PaymentPage() {
         gateway={editing.gateway}
         onClose={() => setEditing((e) => ({ ...e, open: false }))}
         onSaved={async () => {
-          await client.invalidateQueries({ queryKey: [GATEWAYS] });
+          await client.invalidateQueries({ queryKey: [GATEWAY_PATH] });
           if (tab !== 'gateways') setParams({ tab: 'gateways' });
         }}
       />

@@ -17,18 +17,17 @@ import Tab from '@mui/material/Tab';
 import Tabs from '@mui/material/Tabs';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
-import { type Page, PLAYGROUND_TOKEN_NAME, splitList, TokenStatus, type TokenView } from '@switchyard/domain';
-import { useQuery } from '@tanstack/react-query';
+import { PLAYGROUND_TOKEN_NAME, splitList, TokenStatus } from '@switchyard/domain';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Navigate, useLocation } from 'react-router';
 import { useSession } from '../../app/session-context';
-import { apiGet } from '../../lib/api-client';
 import { fillChatLink, serverAddress, visibleChatLinks } from '../../lib/chat-links';
 import { useQuotaFormat } from '../../lib/quota-format';
-import { useSelf } from '../account/use-self';
-import { useAvailableModels } from '../model-price/use-available-models';
-import { useSiteInfo } from '../site/site-info';
+import { useSiteInfo } from '../../lib/site-info';
+import { useSelf } from '../account/api';
+import { useAvailableModels } from '../model-price/api';
+import { loggedQuota, usePlaygroundKey, useTokenChoices } from './api';
 import { type ChatMessage, type ChatUsage, streamChat } from './chat-stream';
 
 const PLAYGROUND_TOKEN = PLAYGROUND_TOKEN_NAME;
@@ -40,32 +39,6 @@ interface Turn extends ChatMessage {
   /** Quota the gateway logged for the reply; undefined while unknown. */
   quota?: number;
   error?: string;
-}
-
-interface LogRow {
-  quota: number;
-  created_at: number;
-  model_name: string;
-}
-
-/** The consume log of the reply just finished (settlement is written a moment after the stream ends). */
-async function loggedQuota(tokenName: string, model: string, since: number): Promise<number | undefined> {
-  for (let attempt = 0; attempt < 6; attempt++) {
-    const page = await apiGet<{ data: LogRow[] }>('/api/log/self', {
-      query: {
-        token_name: tokenName,
-        model_name: model,
-        log_type: 2,
-        start_timestamp: since,
-        size: 1,
-      },
-      silent: true,
-    }).catch(() => undefined);
-    const row = page?.data[0];
-    if (row) return row.quota;
-    await new Promise((resolve) => setTimeout(resolve, 250 * (attempt + 1)));
-  }
-  return undefined;
 }
 
 function NativeChat({ playgroundKey, tokenName }: { playgroundKey: string; tokenName: string }) {
@@ -303,7 +276,7 @@ function NativeChat({ playgroundKey, tokenName }: { playgroundKey: string; token
 }
 
 /**
- * Spec §2 playground (/playground and /panel/playground): a native streaming chat with the user's
+ * The playground (/playground and /panel/playground): a native streaming chat with the user's
  * playground token, plus a tab for each chat link opened with that key.
  */
 export default function PlaygroundPage() {
@@ -315,21 +288,11 @@ export default function PlaygroundPage() {
   // Which key the playground chats with: the user's playground token (created on first use; its
   // spending comes out of the user's balance and shows in the logs under its name) or one of theirs.
   const [tokenId, setTokenId] = useState<number | 'playground'>('playground');
-  const tokens = useQuery({
-    queryKey: ['/api/token', 'playground-choices'],
-    queryFn: () => apiGet<Page<TokenView>>('/api/token', { query: { page: 1, size: 100 } }),
-    enabled: user !== null,
-  });
+  const tokens = useTokenChoices(user !== null);
   const choices = (tokens.data?.data ?? []).filter(
     (tk) => tk.name !== PLAYGROUND_TOKEN && tk.status === TokenStatus.Enabled,
   );
-  const key = useQuery({
-    queryKey: ['token', 'playground', tokenId],
-    queryFn: () =>
-      apiGet<string>(tokenId === 'playground' ? '/api/token/playground' : `/api/token/${tokenId}/key`),
-    enabled: user !== null,
-    staleTime: Number.POSITIVE_INFINITY,
-  });
+  const key = usePlaygroundKey(tokenId, user !== null);
   const tokenName =
     tokenId === 'playground' ? PLAYGROUND_TOKEN : (choices.find((tk) => tk.id === tokenId)?.name ?? '');
   const links = visibleChatLinks(site.chat_links);

@@ -15,17 +15,12 @@ import { PriceType, type PriceView, priceFields, priceInput } from '@switchyard/
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { apiPost, apiPut } from '../../lib/api-client';
 import { toast } from '../../lib/toast';
 import { checkForm, type FieldErrors } from '../admin/field-errors';
 import { num } from '../admin/form-dialog';
 import { addModels, modelsProblem } from '../channels/channel-form';
-import { useModelOwners } from '../site/catalog';
-
-export const PRICES_PATH = '/api/prices';
-
-/** A model in the path of /api/prices/single/*: its `/` stay path separators, the rest is escaped. */
-export const modelPath = (model: string) => model.split('/').map(encodeURIComponent).join('/');
+import { useModelOwners } from '../site/api';
+import { PRICES_PATH, savePrice, savePrices } from './api';
 
 export interface PriceEdit {
   /** single: one model (renamable); batch: the models sharing one price. */
@@ -37,7 +32,7 @@ export interface PriceEdit {
 
 const text = (n: number | undefined) => (n === undefined ? '' : String(n));
 
-/** One price, or one price shared by many models (spec §3 "Pricing entry", §5 "Pricing"). */
+/** One price, or one price shared by many models. */
 export function PriceDialog(props: { edit: PriceEdit | null; onClose: () => void }) {
   const { t } = useTranslation();
   const client = useQueryClient();
@@ -109,11 +104,9 @@ export function PriceDialog(props: { edit: PriceEdit | null; onClose: () => void
     setBusy(true);
     try {
       if (edit.mode === 'single') {
-        if (edit.original)
-          await apiPut(`${PRICES_PATH}/single/${modelPath(edit.original.model)}`, checked.data);
-        else await apiPost(`${PRICES_PATH}/single`, checked.data);
+        await savePrice(checked.data, edit.original?.model);
       } else {
-        await apiPost(`${PRICES_PATH}/multiple`, {
+        await savePrices({
           original_models: edit.original ? edit.models : [],
           models: form.models,
           price: checked.data,

@@ -1,6 +1,6 @@
 import type { PriceView } from '@switchyard/domain';
 
-// Grouped batch editing (spec §2 pricing): models whose prices are identical in every field are one
+// Grouped batch editing of prices: models whose prices are identical in every field are one
 // row, edited together through POST /api/prices/multiple.
 
 export interface PriceGroup {

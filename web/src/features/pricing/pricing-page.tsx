@@ -5,26 +5,19 @@ import LibraryAddOutlined from '@mui/icons-material/LibraryAddOutlined';
 import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
 import Chip from '@mui/material/Chip';
-import IconButton from '@mui/material/IconButton';
-import MenuItem from '@mui/material/MenuItem';
-import Stack from '@mui/material/Stack';
 import Tab from '@mui/material/Tab';
 import Tabs from '@mui/material/Tabs';
-import TextField from '@mui/material/TextField';
 import Tooltip from '@mui/material/Tooltip';
 import { PriceType, type PriceView, renderPrice } from '@switchyard/domain';
-import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useConfirm } from '../../components/confirm-dialog';
-import { type DataColumn, DataTable, useTableState } from '../../components/data-table';
-import { api, apiGet, apiPut } from '../../lib/api-client';
+import { type DataColumn, useTableState } from '../../components/data-table';
+import { type FilterSpec, ListTable, PageHeader } from '../../components/list-screen';
 import { pageLocally } from '../admin/local-page';
-import { PageHeader } from '../admin/page-header';
-import { SearchField } from '../admin/search-field';
 import { useAdminAction } from '../admin/use-admin-action';
-import { useModelOwners } from '../site/catalog';
-import { modelPath, PRICES_PATH, PriceDialog, type PriceEdit } from './price-dialog';
+import { useModelOwners } from '../site/api';
+import { deletePrice, deletePrices, PRICES_PATH, usePrices } from './api';
+import { PriceDialog, type PriceEdit } from './price-dialog';
 import { groupPrices, type PriceGroup } from './price-groups';
 
 const FILTERS = ['view', 'keyword', 'owner', 'type'] as const;
@@ -50,25 +43,18 @@ export default function PricingPage() {
   const controls = useTableState({ filters: FILTERS, defaultOrder: 'model' });
   const filters = controls.state.filters;
   const grouped = filters.view === 'grouped';
-  const prices = useQuery({ queryKey: [PRICES_PATH], queryFn: () => apiGet<PriceView[]>(PRICES_PATH) });
+  const prices = usePrices();
   const owners = useModelOwners();
   const ownerName = (id: number) => owners.data?.find((o) => o.id === id)?.name ?? String(id);
   const [edit, setEdit] = useState<PriceEdit | null>(null);
-  const [confirm, ask] = useConfirm();
-  const removeOne = useAdminAction(
-    (model: string) => api('DELETE', `${PRICES_PATH}/single/${modelPath(model)}`),
-    {
-      invalidate: [PRICES_PATH],
-      success: t('admin.common.deleted'),
-    },
-  );
-  const removeMany = useAdminAction(
-    (models: string[]) => apiPut(`${PRICES_PATH}/multiple/delete`, { models }),
-    {
-      invalidate: [PRICES_PATH],
-      success: t('admin.common.deleted'),
-    },
-  );
+  const removeOne = useAdminAction(deletePrice, {
+    invalidate: [PRICES_PATH],
+    success: t('admin.common.deleted'),
+  });
+  const removeMany = useAdminAction(deletePrices, {
+    invalidate: [PRICES_PATH],
+    success: t('admin.common.deleted'),
+  });
 
   const keyword = filters.keyword.toLowerCase();
   const keep = (p: Omit<PriceView, 'model'>, models: string[]) =>
@@ -148,61 +134,38 @@ export default function PricingPage() {
     ...priceColumns<GroupRow>(),
   ];
 
-  const filterBar = (
-    <>
-      <SearchField
-        label={t('admin.pricing.search')}
-        value={filters.keyword}
-        onApply={(v) => controls.setFilters({ keyword: v })}
-      />
-      <TextField
-        select
-        size="small"
-        label={t('admin.pricing.field.owner')}
-        value={filters.owner}
-        onChange={(e) => controls.setFilters({ owner: e.target.value })}
-        sx={{ width: 160 }}
-      >
-        <MenuItem value="">{t('admin.common.all')}</MenuItem>
-        {(owners.data ?? []).map((o) => (
-          <MenuItem key={o.id} value={String(o.id)}>
-            {o.name}
-          </MenuItem>
-        ))}
-      </TextField>
-      <TextField
-        select
-        size="small"
-        label={t('admin.pricing.field.type')}
-        value={filters.type}
-        onChange={(e) => controls.setFilters({ type: e.target.value })}
-        sx={{ width: 120 }}
-      >
-        <MenuItem value="">{t('admin.common.all')}</MenuItem>
-        <MenuItem value={PriceType.Tokens}>{t('admin.pricing.type.tokens')}</MenuItem>
-        <MenuItem value={PriceType.Times}>{t('admin.pricing.type.times')}</MenuItem>
-      </TextField>
-    </>
-  );
-
-  const actions = (onEdit: () => void, onDelete: () => void) => (
-    <Stack direction="row" sx={{ gap: 0.5, justifyContent: 'flex-end' }}>
-      <Tooltip title={t('admin.common.edit')}>
-        <IconButton size="small" aria-label={t('admin.common.edit')} onClick={onEdit}>
-          <EditOutlined fontSize="small" />
-        </IconButton>
-      </Tooltip>
-      <Tooltip title={t('admin.common.delete')}>
-        <IconButton size="small" color="error" aria-label={t('admin.common.delete')} onClick={onDelete}>
-          <DeleteOutlined fontSize="small" />
-        </IconButton>
-      </Tooltip>
-    </Stack>
-  );
+  const filterSpecs: FilterSpec<(typeof FILTERS)[number]>[] = [
+    { kind: 'search', name: 'keyword', label: t('admin.pricing.search') },
+    {
+      kind: 'select',
+      name: 'owner',
+      label: t('admin.pricing.field.owner'),
+      width: 160,
+      options: [
+        { value: '', label: t('admin.common.all') },
+        ...(owners.data ?? []).map((o) => ({ value: String(o.id), label: o.name })),
+      ],
+    },
+    {
+      kind: 'select',
+      name: 'type',
+      label: t('admin.pricing.field.type'),
+      options: [
+        { value: '', label: t('admin.common.all') },
+        { value: PriceType.Tokens, label: t('admin.pricing.type.tokens') },
+        { value: PriceType.Times, label: t('admin.pricing.type.times') },
+      ],
+    },
+  ];
+  const editAction = { label: t('admin.common.edit'), icon: <EditOutlined fontSize="small" /> };
+  const deleteAction = {
+    label: t('admin.common.delete'),
+    icon: <DeleteOutlined fontSize="small" />,
+    color: 'error' as const,
+  };
 
   return (
     <>
-      {confirm}
       <PageHeader
         actions={
           <>
@@ -232,45 +195,46 @@ export default function PricingPage() {
         <Tab value="grouped" label={t('admin.pricing.grouped')} />
       </Tabs>
       {grouped ? (
-        <DataTable
+        <ListTable
           tableId="prices-grouped"
           columns={groupColumns}
           controls={controls}
           query={{ ...prices, data: groupPage }}
           rowKey={(g) => g.key}
-          filterBar={filterBar}
-          rowActions={(g) =>
-            actions(
-              () =>
+          filters={filterSpecs}
+          rowActions={[
+            {
+              ...editAction,
+              run: (g) =>
                 setEdit({
                   mode: 'batch',
                   original: { ...g.price, model: g.models[0] ?? '' },
                   models: g.models,
                 }),
-              async () => {
-                if (await ask(t('admin.pricing.confirmDeleteMany', { count: g.models.length })))
-                  removeMany.mutate(g.models);
-              },
-            )
-          }
+            },
+            {
+              ...deleteAction,
+              confirm: (g) => t('admin.pricing.confirmDeleteMany', { count: g.models.length }),
+              run: (g) => removeMany.mutate(g.models),
+            },
+          ]}
         />
       ) : (
-        <DataTable
+        <ListTable
           tableId="prices"
           columns={singleColumns}
           controls={controls}
           query={{ ...prices, data: singlePage }}
           rowKey={(p) => p.model}
-          filterBar={filterBar}
-          rowActions={(p) =>
-            actions(
-              () => setEdit({ mode: 'single', original: p, models: [p.model] }),
-              async () => {
-                if (await ask(t('admin.pricing.confirmDelete', { model: p.model })))
-                  removeOne.mutate(p.model);
-              },
-            )
-          }
+          filters={filterSpecs}
+          rowActions={[
+            { ...editAction, run: (p) => setEdit({ mode: 'single', original: p, models: [p.model] }) },
+            {
+              ...deleteAction,
+              confirm: (p) => t('admin.pricing.confirmDelete', { model: p.model }),
+              run: (p) => removeOne.mutate(p.model),
+            },
+          ]}
         />
       )}
       <PriceDialog edit={edit} onClose={() => setEdit(null)} />

@@ -8,11 +8,12 @@ import TextField from '@mui/material/TextField';
 import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { apiGet } from '../../lib/api-client';
+import { useSiteInfo } from '../../lib/site-info';
 import { toast } from '../../lib/toast';
+import { sendVerificationCode } from '../auth/api';
 import { Turnstile } from '../auth/turnstile';
 import { useCountdown } from '../auth/use-countdown';
-import { useSiteInfo } from '../site/site-info';
+import { bindEmail } from './api';
 
 const RESEND_SECONDS = 60;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -35,16 +36,14 @@ export function EmailBindDialog({
   const [resendIn, startResend] = useCountdown();
   const validEmail = EMAIL.test(email.trim());
   const sendCode = useMutation({
-    mutationFn: () =>
-      apiGet('/api/verification', { query: { email: email.trim(), turnstile: turnstileToken || undefined } }),
+    mutationFn: () => sendVerificationCode(email.trim(), turnstileToken),
     onSuccess: () => {
       toast.success(t('auth.register.codeSent'));
       startResend(RESEND_SECONDS);
     },
   });
   const bind = useMutation({
-    mutationFn: () =>
-      apiGet<null>('/api/oauth/email/bind', { query: { email: email.trim(), code: code.trim() } }),
+    mutationFn: () => bindEmail(email.trim(), code.trim()),
     onSuccess: () => {
       toast.success(t('oauth.bound'));
       setCode('');

@@ -9,14 +9,14 @@ import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import { formatTimestamp } from '@switchyard/domain';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { ApiError, api, apiGet, apiPut, showErrorToast } from '../../lib/api-client';
+import { ApiError, showErrorToast } from '../../lib/api-error';
 import { toast } from '../../lib/toast';
-import { type PasskeySummary, registerPasskey } from '../auth/passkey';
-
-const PASSKEYS_KEY = ['webauthn', 'credentials'] as const;
+import type { PasskeySummary } from '../auth/api';
+import { registerPasskey } from '../auth/passkey';
+import { deletePasskey, PASSKEYS_KEY, renamePasskey, usePasskeys } from './api';
 
 function PasskeyRow({ passkey }: { passkey: PasskeySummary }) {
   const { t } = useTranslation();
@@ -24,14 +24,14 @@ function PasskeyRow({ passkey }: { passkey: PasskeySummary }) {
   const [editing, setEditing] = useState<string | null>(null);
   const refresh = () => queryClient.invalidateQueries({ queryKey: PASSKEYS_KEY });
   const rename = useMutation({
-    mutationFn: (alias: string) => apiPut(`/api/webauthn/credentials/${passkey.id}`, { alias }),
+    mutationFn: (alias: string) => renamePasskey(passkey.id, alias),
     onSuccess: () => {
       setEditing(null);
       void refresh();
     },
   });
   const remove = useMutation({
-    mutationFn: () => api('DELETE', `/api/webauthn/credentials/${passkey.id}`),
+    mutationFn: () => deletePasskey(passkey.id),
     onSuccess: () => {
       toast.success(t('user.profile.passkeyDeleted'));
       void refresh();
@@ -85,10 +85,7 @@ export function PasskeysCard() {
   const { t } = useTranslation();
   const queryClient = useQueryClient();
   const [alias, setAlias] = useState('');
-  const list = useQuery({
-    queryKey: PASSKEYS_KEY,
-    queryFn: () => apiGet<PasskeySummary[]>('/api/webauthn/credentials'),
-  });
+  const list = usePasskeys();
   const add = useMutation({
     mutationFn: () => registerPasskey(alias.trim()),
     onSuccess: () => {

@@ -24,16 +24,16 @@ import { useForm } from 'react-hook-form';
 import { useTranslation } from 'react-i18next';
 import { useSession } from '../../app/session-context';
 import { CopyField } from '../../components/copy-field';
-import { apiGet, apiPost, apiPut } from '../../lib/api-client';
 import { basePath } from '../../lib/base-path';
 import { copyText } from '../../lib/clipboard';
 import { schemaResolver } from '../../lib/form-resolver';
+import { type SiteInfo, useSiteInfo } from '../../lib/site-info';
 import { toast } from '../../lib/toast';
-import { useInviteLink } from '../account/use-invite-link';
-import { selfQueryKey, useSelf } from '../account/use-self';
-import { fetchOAuthState, fetchOidcEndpoint, githubAuthorizeUrl, larkAuthorizeUrl } from '../auth/oauth';
+import { selfQueryKey, useInviteLink, useSelf } from '../account/api';
+import { fetchOAuthState, fetchOidcEndpoint } from '../auth/api';
+import { githubAuthorizeUrl, larkAuthorizeUrl } from '../auth/oauth';
 import { WechatLoginDialog } from '../auth/wechat-login-dialog';
-import { type SiteInfo, useSiteInfo } from '../site/site-info';
+import { generateAccessToken, saveProfile, unbindAccount } from './api';
 import { EmailBindDialog } from './email-bind-dialog';
 import { PasskeysCard } from './passkeys-card';
 
@@ -49,7 +49,7 @@ function ProfileFormCard({ self }: { self: SelfUser }) {
     reset({ username: self.username, display_name: self.display_name, password: '' });
   }, [self.username, self.display_name, reset]);
   const save = useMutation({
-    mutationFn: (values: ProfileForm) => apiPut<SelfUser>('/api/user/self', values),
+    mutationFn: (values: ProfileForm) => saveProfile(values),
     onSuccess: (user) => {
       queryClient.setQueryData(selfQueryKey, user);
       signIn(user);
@@ -101,7 +101,7 @@ function AccessTokenCard({ self }: { self: SelfUser }) {
   const { t } = useTranslation();
   const [token, setToken] = useState('');
   const generate = useMutation({
-    mutationFn: () => apiGet<string>('/api/user/token'),
+    mutationFn: generateAccessToken,
     onSuccess: (value) => {
       setToken(value);
       void copyText(value, t('user.profile.accessToken'));
@@ -163,7 +163,7 @@ function BindingsCard({ self }: { self: SelfUser }) {
   const [wechatOpen, setWechatOpen] = useState(false);
   const [emailOpen, setEmailOpen] = useState(false);
   const unbind = useMutation({
-    mutationFn: (type: Provider) => apiPost('/api/user/unbind', { type }),
+    mutationFn: (type: Provider) => unbindAccount(type),
     onSuccess: () => {
       toast.success(t('user.profile.unbound'));
       void queryClient.invalidateQueries({ queryKey: selfQueryKey });
@@ -308,7 +308,7 @@ function BindingsCard({ self }: { self: SelfUser }) {
   );
 }
 
-/** Spec §2 profile and §5 rules: username >= 3, password >= 8; access token; bindings; invite link. */
+/** The profile: username >= 3, password >= 8; access token; bindings; invite link. */
 export default function ProfilePage() {
   const { t } = useTranslation();
   const { data: self } = useSelf();

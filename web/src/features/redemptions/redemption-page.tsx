@@ -1,4 +1,3 @@
-import AddOutlined from '@mui/icons-material/AddOutlined';
 import ContentCopyOutlined from '@mui/icons-material/ContentCopyOutlined';
 import DeleteOutlined from '@mui/icons-material/DeleteOutlined';
 import DownloadOutlined from '@mui/icons-material/DownloadOutlined';
@@ -9,12 +8,9 @@ import Dialog from '@mui/material/Dialog';
 import DialogActions from '@mui/material/DialogActions';
 import DialogContent from '@mui/material/DialogContent';
 import DialogTitle from '@mui/material/DialogTitle';
-import IconButton from '@mui/material/IconButton';
-import MenuItem from '@mui/material/MenuItem';
 import Stack from '@mui/material/Stack';
 import Switch from '@mui/material/Switch';
 import TextField from '@mui/material/TextField';
-import Tooltip from '@mui/material/Tooltip';
 import {
   formatTimestamp,
   quotaFromCurrency,
@@ -27,19 +23,23 @@ import {
 import { useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useConfirm } from '../../components/confirm-dialog';
-import { type DataColumn, DataTable, useTableQuery, useTableState } from '../../components/data-table';
-import { api, apiGet, apiPost, apiPut } from '../../lib/api-client';
+import { type DataColumn, useTableState } from '../../components/data-table';
+import { ListScreen } from '../../components/list-screen';
 import { copyText } from '../../lib/clipboard';
+import { useSiteInfo } from '../../lib/site-info';
 import { toast } from '../../lib/toast';
 import { FormDialog, type FormValues, num } from '../admin/form-dialog';
-import { PageHeader } from '../admin/page-header';
-import { SearchField } from '../admin/search-field';
 import { useAdminAction } from '../admin/use-admin-action';
-import { useSiteInfo } from '../site/site-info';
+import {
+  createRedemptions,
+  deleteRedemption,
+  REDEMPTION_PATH,
+  redemptionKey,
+  toggleRedemption,
+  updateRedemption,
+  useRedemptionPage,
+} from './api';
 import { downloadText } from './download';
-
-const PATH = '/api/redemption';
 
 function StatusChip({ status }: { status: number }) {
   const { t } = useTranslation();
@@ -54,7 +54,7 @@ function StatusChip({ status }: { status: number }) {
   );
 }
 
-/** Spec §2: codes created in a batch are shown once with their keys, to copy or download. */
+/** Codes created in a batch are shown once with their keys, to copy or download. */
 function CreatedKeys(props: { name: string; keys: string[]; onClose: () => void }) {
   const { t } = useTranslation();
   const text = props.keys.join('\n');
@@ -98,28 +98,15 @@ export default function RedemptionPage() {
   const site = useSiteInfo();
   const display = { quotaPerUnit: site.quota_per_unit, displayInCurrency: site.display_in_currency };
   const controls = useTableState({ filters: ['keyword', 'status'], defaultOrder: '-id' });
-  const query = useTableQuery<RedemptionView>(PATH, controls);
+  const query = useRedemptionPage(controls);
   const [editing, setEditing] = useState<{ open: boolean; code: RedemptionView | null }>({
     open: false,
     code: null,
   });
   const [created, setCreated] = useState<{ name: string; keys: string[] }>({ name: '', keys: [] });
-  const [confirm, ask] = useConfirm();
-  const toggle = useAdminAction(
-    (c: RedemptionView) =>
-      apiPut(
-        PATH,
-        {
-          id: c.id,
-          status:
-            c.status === RedemptionStatus.Enabled ? RedemptionStatus.Disabled : RedemptionStatus.Enabled,
-        },
-        { query: { status_only: 1 } },
-      ),
-    { invalidate: [PATH] },
-  );
-  const remove = useAdminAction((id: number) => api('DELETE', `${PATH}/${id}`), {
-    invalidate: [PATH],
+  const toggle = useAdminAction(toggleRedemption, { invalidate: [REDEMPTION_PATH] });
+  const remove = useAdminAction(deleteRedemption, {
+    invalidate: [REDEMPTION_PATH],
     success: t('admin.common.deleted'),
   });
   const code = editing.code;
@@ -181,91 +168,49 @@ export default function RedemptionPage() {
   ];
 
   return (
-    <>
-      {confirm}
-      <PageHeader
-        actions={
-          <Button
-            variant="contained"
-            startIcon={<AddOutlined />}
-            onClick={() => setEditing({ open: true, code: null })}
-          >
-            {t('admin.redemption.create')}
-          </Button>
-        }
-      />
-      <DataTable
-        tableId="redemptions"
-        columns={columns}
-        controls={controls}
-        query={query}
-        rowKey={(c) => c.id}
-        filterBar={
-          <>
-            <SearchField
-              label={t('admin.redemption.search')}
-              value={controls.state.filters.keyword}
-              onApply={(keyword) => controls.setFilters({ keyword })}
-            />
-            <TextField
-              select
-              size="small"
-              label={t('admin.redemption.field.status')}
-              value={controls.state.filters.status}
-              onChange={(e) => controls.setFilters({ status: e.target.value })}
-              sx={{ width: 130 }}
-            >
-              <MenuItem value="">{t('admin.common.all')}</MenuItem>
-              <MenuItem value={String(RedemptionStatus.Enabled)}>
-                {t('admin.redemption.status.unused')}
-              </MenuItem>
-              <MenuItem value={String(RedemptionStatus.Disabled)}>
-                {t('admin.redemption.status.disabled')}
-              </MenuItem>
-              <MenuItem value={String(RedemptionStatus.Used)}>{t('admin.redemption.status.used')}</MenuItem>
-            </TextField>
-          </>
-        }
-        rowActions={(c) => (
-          <Stack direction="row" sx={{ gap: 0.5, justifyContent: 'flex-end' }}>
-            <Tooltip title={t('admin.redemption.copyKey')}>
-              <IconButton
-                size="small"
-                aria-label={t('admin.redemption.copyKey')}
-                onClick={async () => {
-                  const key = await apiGet<string>(`${PATH}/${c.id}/key`);
-                  await copyText(key, t('admin.redemption.keys'));
-                }}
-              >
-                <ContentCopyOutlined fontSize="small" />
-              </IconButton>
-            </Tooltip>
-            {c.status !== RedemptionStatus.Used && (
-              <Tooltip title={t('admin.common.edit')}>
-                <IconButton
-                  size="small"
-                  aria-label={t('admin.common.edit')}
-                  onClick={() => setEditing({ open: true, code: c })}
-                >
-                  <EditOutlined fontSize="small" />
-                </IconButton>
-              </Tooltip>
-            )}
-            <Tooltip title={t('admin.common.delete')}>
-              <IconButton
-                size="small"
-                color="error"
-                aria-label={t('admin.common.delete')}
-                onClick={async () => {
-                  if (await ask(t('admin.redemption.confirmDelete', { name: c.name }))) remove.mutate(c.id);
-                }}
-              >
-                <DeleteOutlined fontSize="small" />
-              </IconButton>
-            </Tooltip>
-          </Stack>
-        )}
-      />
+    <ListScreen
+      tableId="redemptions"
+      columns={columns}
+      controls={controls}
+      query={query}
+      rowKey={(c) => c.id}
+      create={{ label: t('admin.redemption.create'), run: () => setEditing({ open: true, code: null }) }}
+      filters={[
+        { kind: 'search', name: 'keyword', label: t('admin.redemption.search') },
+        {
+          kind: 'select',
+          name: 'status',
+          label: t('admin.redemption.field.status'),
+          width: 130,
+          options: [
+            { value: '', label: t('admin.common.all') },
+            { value: String(RedemptionStatus.Enabled), label: t('admin.redemption.status.unused') },
+            { value: String(RedemptionStatus.Disabled), label: t('admin.redemption.status.disabled') },
+            { value: String(RedemptionStatus.Used), label: t('admin.redemption.status.used') },
+          ],
+        },
+      ]}
+      rowActions={[
+        {
+          label: t('admin.redemption.copyKey'),
+          icon: <ContentCopyOutlined fontSize="small" />,
+          run: async (c) => copyText(await redemptionKey(c.id), t('admin.redemption.keys')),
+        },
+        {
+          label: t('admin.common.edit'),
+          icon: <EditOutlined fontSize="small" />,
+          hidden: (c) => c.status === RedemptionStatus.Used,
+          run: (c) => setEditing({ open: true, code: c }),
+        },
+        {
+          label: t('admin.common.delete'),
+          icon: <DeleteOutlined fontSize="small" />,
+          color: 'error',
+          confirm: (c) => t('admin.redemption.confirmDelete', { name: c.name }),
+          run: (c) => remove.mutate(c.id),
+        },
+      ]}
+    >
       <FormDialog<unknown>
         open={editing.open}
         title={t(code ? 'admin.redemption.editTitle' : 'admin.redemption.createTitle')}
@@ -297,12 +242,12 @@ export default function RedemptionPage() {
         schema={code ? redemptionUpdateInput : redemptionCreateInput}
         submit={async (body) => {
           if (code) {
-            await apiPut(PATH, body);
+            await updateRedemption(body);
             toast.success(t('admin.common.saved'));
           } else {
-            setCreated({ name: (body as { name: string }).name, keys: await apiPost<string[]>(PATH, body) });
+            setCreated({ name: (body as { name: string }).name, keys: await createRedemptions(body) });
           }
-          await client.invalidateQueries({ queryKey: [PATH] });
+          await client.invalidateQueries({ queryKey: [REDEMPTION_PATH] });
         }}
         onClose={() => setEditing({ open: false, code: null })}
       />
@@ -311,6 +256,6 @@ export default function RedemptionPage() {
         keys={created.keys}
         onClose={() => setCreated({ name: '', keys: [] })}
       />
-    </>
+    </ListScreen>
   );
 }

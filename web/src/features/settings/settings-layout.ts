@@ -1,6 +1,6 @@
 import type { OptionKey, OptionSection } from '@switchyard/domain';
 
-// The settings screen (spec §2 "settings (operation, system, other)", §9): every option key of the
+// The settings screen (tabs operation, system, other): every option key of the
 // registry, once, in a titled card of its tab. Each card is saved in one request.
 
 export interface SettingsCard {

@@ -14,21 +14,21 @@ import Tabs from '@mui/material/Tabs';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import { type OptionKey, type OptionSection, optionDefs } from '@switchyard/domain';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
 import { useConfirm } from '../../components/confirm-dialog';
+import { PageHeader } from '../../components/list-screen';
 import { MarkdownContent } from '../../components/markdown-content';
 import type { MessageKey } from '../../i18n/message-key';
-import { ApiError, api, apiGet, apiPut } from '../../lib/api-client';
+import { ApiError } from '../../lib/api-error';
+import { statusQueryKey } from '../../lib/site-info';
 import { toast } from '../../lib/toast';
-import { PageHeader } from '../admin/page-header';
-import { statusQueryKey } from '../site/site-info';
+import { clearOption, deleteLogsBefore, OPTION_PATH, saveOptions, useOptions } from './api';
 import { type CardProblem, changedValues, checkCard, type OptionRow } from './settings-form';
 import { PREVIEWED, SETTINGS_LAYOUT, type SettingsCard } from './settings-layout';
 
-const PATH = '/api/option';
 const TABS: readonly OptionSection[] = ['operation', 'system', 'other'];
 const label = (key: string) => `admin.setting.key.${key}` as MessageKey;
 
@@ -57,18 +57,18 @@ function SettingsCardView(props: { card: SettingsCard; stored: OptionRow[] }) {
   };
 
   const save = useMutation({
-    mutationFn: (options: Record<string, string>) => apiPut(PATH, { options }),
+    mutationFn: saveOptions,
     onSuccess: async () => {
       toast.success(t('admin.common.saved'));
-      await client.invalidateQueries({ queryKey: [PATH] });
+      await client.invalidateQueries({ queryKey: [OPTION_PATH] });
       await client.invalidateQueries({ queryKey: statusQueryKey });
     },
   });
   const clear = useMutation({
-    mutationFn: (key: string) => api('DELETE', `${PATH}/${key}`),
+    mutationFn: clearOption,
     onSuccess: async () => {
       toast.success(t('admin.setting.cleared'));
-      await client.invalidateQueries({ queryKey: [PATH] });
+      await client.invalidateQueries({ queryKey: [OPTION_PATH] });
     },
   });
 
@@ -195,14 +195,13 @@ function SettingsCardView(props: { card: SettingsCard; stored: OptionRow[] }) {
   );
 }
 
-/** Spec §2 "log cleanup before a date": deletes log rows older than the chosen day. */
+/** Log cleanup before a date: deletes log rows older than the chosen day. */
 function LogCleanup() {
   const { t } = useTranslation();
   const [date, setDate] = useState('');
   const [confirm, ask] = useConfirm();
   const cleanup = useMutation({
-    mutationFn: (seconds: number) =>
-      api<number>('DELETE', '/api/log', { query: { target_timestamp: seconds } }),
+    mutationFn: deleteLogsBefore,
     onSuccess: (count) => toast.success(t('admin.setting.logsDeleted', { count })),
   });
   const run = async () => {
@@ -241,10 +240,7 @@ export default function SettingsPage() {
   const { t } = useTranslation();
   const [params, setParams] = useSearchParams();
   const tab = TABS.find((s) => s === params.get('tab')) ?? 'operation';
-  const options = useQuery({
-    queryKey: [PATH],
-    queryFn: () => apiGet<OptionRow[]>(PATH, { silent: true }),
-  });
+  const options = useOptions();
   const forbidden = options.error instanceof ApiError && options.error.status === 403;
   return (
     <>

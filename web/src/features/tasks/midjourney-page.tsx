@@ -28,7 +28,7 @@ interface MidjourneyView {
 const USER_FILTERS = ['mj_id', 'start_timestamp', 'end_timestamp'] as const;
 const ADMIN_FILTERS = [...USER_FILTERS, 'channel_id', 'user_id'] as const;
 
-/** Spec §2 image tasks (/panel/midjourney): own tasks, or every task for administrators. */
+/** Image tasks (/panel/midjourney): own tasks, or every task for administrators. */
 export default function MidjourneyPage() {
   const { t } = useTranslation();
   const { isAdmin } = useSession();

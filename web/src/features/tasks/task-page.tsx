@@ -44,7 +44,7 @@ const ADMIN_FILTERS = [...USER_FILTERS, 'channel_id', 'user_id'] as const;
 const PLATFORMS = ['suno', 'kling'] as const;
 const TASK_STATUSES = Object.values(TaskStatus).filter((v) => v !== TaskStatus.Unknown);
 
-/** Spec §2 async tasks (/panel/task): music, lyrics and video tasks, own or (administrators) all. */
+/** Async tasks (/panel/task): music, lyrics and video tasks, own or (administrators) all. */
 export default function TaskPage() {
   const { t } = useTranslation();
   const { isAdmin } = useSession();

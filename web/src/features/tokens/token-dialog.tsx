@@ -17,9 +17,9 @@ import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { MessageKey } from '../../i18n/message-key';
-import { apiPost, apiPut } from '../../lib/api-client';
-import { type UserGroupSummary, useUserGroupMap } from '../site/catalog';
-import { useSiteInfo } from '../site/site-info';
+import { useSiteInfo } from '../../lib/site-info';
+import { type UserGroupSummary, useUserGroupMap } from '../site/api';
+import { createToken, updateToken } from './api';
 import {
   emptyTokenForm,
   type TokenFormErrors,
@@ -37,7 +37,7 @@ const ERROR_TEXT: Record<NonNullable<TokenFormErrors[keyof TokenFormErrors]>, Me
   negative: 'user.token.quotaNegative',
 };
 
-/** Create or edit a token (spec §2 Tokens); `token` null means a new one. */
+/** Create or edit a token; `token` null means a new one. */
 export function TokenDialog({
   token,
   onClose,
@@ -68,10 +68,10 @@ export function TokenDialog({
     mutationFn: async () => {
       const body = tokenBody(values, units);
       if (token) {
-        await apiPut<TokenView>('/api/token', { ...body, id: token.id });
+        await updateToken(token.id, body);
         return undefined;
       }
-      return apiPost<CreatedTokenView>('/api/token', body);
+      return createToken(body);
     },
     onSuccess: (created) => onSaved(created),
   });

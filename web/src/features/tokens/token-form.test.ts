@@ -6,7 +6,7 @@ const raw = { quotaPerUnit: 500000, displayInCurrency: false };
 const now = new Date('2026-11-23T12:00:00');
 
 describe('token form', () => {
-  it('converts a currency amount to raw quota (spec §5) and -1 for never', () => {
+  it('converts a currency amount to raw quota and -1 for never', () => {
     const v = { ...emptyTokenForm(now, currency), name: ' laptop ', quota: '2.5' };
     expect(tokenFormErrors(v, now)).toEqual({});
     expect(tokenBody(v, currency)).toMatchObject({

@@ -8,7 +8,7 @@ import {
 } from '@switchyard/domain';
 import dayjs from 'dayjs';
 
-// The token dialog's fields as typed, and the API body made from them (spec §5: quota entered in
+// The token dialog's fields as typed, and the API body made from them (quota entered in
 // currency when display_in_currency is on, converted with quota_per_unit and rounded).
 
 export interface TokenFormValues {

@@ -32,14 +32,14 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ConfirmDialog } from '../../components/confirm-dialog';
 import { CopyField } from '../../components/copy-field';
-import { type DataColumn, DataTable, useTableQuery, useTableState } from '../../components/data-table';
+import { type DataColumn, DataTable, useTableState } from '../../components/data-table';
 import type { MessageKey } from '../../i18n/message-key';
-import { api, apiGet, apiPut } from '../../lib/api-client';
 import { fillChatLink, serverAddress, visibleChatLinks } from '../../lib/chat-links';
 import { copyText } from '../../lib/clipboard';
 import { useQuotaFormat } from '../../lib/quota-format';
+import { useSiteInfo } from '../../lib/site-info';
 import { toast } from '../../lib/toast';
-import { useSiteInfo } from '../site/site-info';
+import { deleteToken, tokenKey as fetchKey, setTokenStatus, TOKEN_PATH, useTokenPage } from './api';
 import { TokenDialog } from './token-dialog';
 
 const STATUS_TEXT: Record<number, MessageKey> = {
@@ -48,8 +48,6 @@ const STATUS_TEXT: Record<number, MessageKey> = {
   [TokenStatus.Expired]: 'user.token.statusExpired',
   [TokenStatus.Exhausted]: 'user.token.statusExhausted',
 };
-
-const fetchKey = (id: number) => apiGet<string>(`/api/token/${id}/key`);
 
 function ChatLinkMenu({ token }: { token: TokenView }) {
   const { t } = useTranslation();
@@ -92,29 +90,28 @@ function ChatLinkMenu({ token }: { token: TokenView }) {
   );
 }
 
-/** Spec §2 Tokens: the caller's API keys with search, status switch, create/edit, delete, copy and chat links. */
+/** Tokens: the caller's API keys with search, status switch, create/edit, delete, copy and chat links. */
 export default function TokensPage() {
   const { t } = useTranslation();
   const formatQuota = useQuotaFormat();
   const queryClient = useQueryClient();
   const table = useTableState({ filters: ['keyword'] });
-  const query = useTableQuery<TokenView>('/api/token', table);
+  const query = useTokenPage(table);
   const [search, setSearch] = useState(table.state.filters.keyword);
   const [editing, setEditing] = useState<TokenView | null | undefined>(undefined);
   const [created, setCreated] = useState<CreatedTokenView | null>(null);
   const [deleting, setDeleting] = useState<TokenView | null>(null);
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['/api/token'] });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: [TOKEN_PATH] });
 
   const setStatus = useMutation({
-    mutationFn: (v: { id: number; status: number }) =>
-      apiPut<TokenView>('/api/token', v, { query: { status_only: 1 } }),
+    mutationFn: setTokenStatus,
     onSuccess: () => {
       toast.success(t('user.common.saved'));
       void refresh();
     },
   });
   const remove = useMutation({
-    mutationFn: (id: number) => api<null>('DELETE', `/api/token/${id}`),
+    mutationFn: deleteToken,
     onSuccess: () => {
       setDeleting(null);
       toast.success(t('user.common.deleted'));

@@ -34,30 +34,11 @@ import { useCallback, useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
 import type { MessageKey } from '../../i18n/message-key';
-import { apiGet, apiPost } from '../../lib/api-client';
 import { useQuotaFormat } from '../../lib/quota-format';
+import { useSiteInfo } from '../../lib/site-info';
 import { toast } from '../../lib/toast';
-import { selfQueryKey, useSelf } from '../account/use-self';
-import { useSiteInfo } from '../site/site-info';
-
-/** An enabled payment gateway as GET /api/user/payment lists it. */
-interface Gateway {
-  uuid: string;
-  name: string;
-  icon: string;
-  type: string;
-  fixed_fee: number;
-  percent_fee: number;
-  currency: string;
-  sort: number;
-}
-
-/** POST /api/user/order's answer: a page to open (type 1) or a QR payload (type 2). */
-interface OrderAnswer {
-  trade_no: string;
-  type: number;
-  data: { url: string; method?: string; params?: Record<string, string> };
-}
+import { selfQueryKey, useSelf } from '../account/api';
+import { type Gateway, type OrderAnswer, orderStatus, placeOrder, redeemCode, useGateways } from './api';
 
 const PROBLEM_TEXT: Record<TopupAmountProblem, MessageKey> = {
   required: 'user.topup.amountRequired',
@@ -93,14 +74,6 @@ function goToPayment(answer: OrderAnswer): void {
   window.location.assign(url);
 }
 
-function useGateways() {
-  return useQuery({
-    queryKey: ['user', 'payment'],
-    // Online payment is optional: a server without gateways (or without the route) means "not set up".
-    queryFn: () => apiGet<Gateway[]>('/api/user/payment', { silent: true }).catch(() => [] as Gateway[]),
-  });
-}
-
 /** RechargeDiscount (JSON text in the site status) as amount -> factor; bad text means none. */
 function parseDiscounts(text: string): Record<string, number> {
   try {
@@ -122,11 +95,7 @@ function usePaidOrder(tradeNo: string | null, onPaid: () => void) {
   const status = useQuery({
     queryKey: ['user', 'order', tradeNo],
     enabled: tradeNo !== null,
-    queryFn: () =>
-      apiGet<{ status: string; quota: number }>('/api/user/order/status', {
-        query: { trade_no: tradeNo ?? '' },
-        silent: true,
-      }),
+    queryFn: () => orderStatus(tradeNo ?? ''),
     refetchInterval: (q) => (q.state.data?.status === 'pending' || !q.state.data ? POLL_MS : false),
   });
   const paid = status.data?.status === 'success';
@@ -206,7 +175,7 @@ function OnlineTopup() {
   const selected = list.find((g) => g.uuid === chosen) ?? list[0];
   const problem = topupAmountProblem(amount, minimum);
   const order = useMutation({
-    mutationFn: (body: { uuid: string; amount: number }) => apiPost<OrderAnswer>('/api/user/order', body),
+    mutationFn: placeOrder,
     onSuccess: (answer) => (answer.type === PayRequestType.QrCode ? setQr(answer) : goToPayment(answer)),
   });
   const closeQr = useCallback(() => setQr(null), []);
@@ -370,7 +339,7 @@ function RedeemCode() {
   const [code, setCode] = useState('');
   const [touched, setTouched] = useState(false);
   const redeem = useMutation({
-    mutationFn: (key: string) => apiPost<number>('/api/user/topup', { key }),
+    mutationFn: redeemCode,
     onSuccess: (quota) => {
       toast.success(t('user.topup.redeemed', { amount: formatQuota(quota) }));
       setCode('');
@@ -418,7 +387,9 @@ function RedeemCode() {
   );
 }
 
-/** Spec §2 top-up (tabs: online top-up, redemption code) with the amount rules of §5. */
+/**
+ * Top-up (tabs: online top-up, redemption code), amounts whole and within the minimum and 1000000.
+ */
 export default function TopupPage() {
   const { t } = useTranslation();
   const formatQuota = useQuotaFormat();

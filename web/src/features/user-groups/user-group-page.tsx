@@ -1,14 +1,7 @@
-import AddOutlined from '@mui/icons-material/AddOutlined';
 import DeleteOutlined from '@mui/icons-material/DeleteOutlined';
 import EditOutlined from '@mui/icons-material/EditOutlined';
-import Button from '@mui/material/Button';
 import Chip from '@mui/material/Chip';
-import IconButton from '@mui/material/IconButton';
-import MenuItem from '@mui/material/MenuItem';
-import Stack from '@mui/material/Stack';
 import Switch from '@mui/material/Switch';
-import TextField from '@mui/material/TextField';
-import Tooltip from '@mui/material/Tooltip';
 import {
   DEFAULT_GROUP,
   type UserGroupView,
@@ -18,33 +11,31 @@ import {
 import { useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useConfirm } from '../../components/confirm-dialog';
-import { type DataColumn, DataTable, useTableQuery, useTableState } from '../../components/data-table';
-import { api, apiPost, apiPut } from '../../lib/api-client';
+import { type DataColumn, useTableState } from '../../components/data-table';
+import { enabledOptions, ListScreen } from '../../components/list-screen';
 import { toast } from '../../lib/toast';
 import { FormDialog, type FormValues, num } from '../admin/form-dialog';
-import { PageHeader } from '../admin/page-header';
-import { SearchField } from '../admin/search-field';
 import { useAdminAction } from '../admin/use-admin-action';
-
-const PATH = '/api/user_group';
+import {
+  deleteUserGroup,
+  saveUserGroup,
+  setUserGroupEnabled,
+  USER_GROUP_QUERIES,
+  useUserGroupPage,
+} from './api';
 
 export default function UserGroupPage() {
   const { t } = useTranslation();
   const client = useQueryClient();
   const controls = useTableState({ filters: ['name', 'enable'], defaultOrder: 'id' });
-  const query = useTableQuery<UserGroupView>(PATH, controls);
+  const query = useUserGroupPage(controls);
   const [editing, setEditing] = useState<{ open: boolean; group: UserGroupView | null }>({
     open: false,
     group: null,
   });
-  const [confirm, ask] = useConfirm();
-  const invalidate = [PATH, '/api/group', 'user'];
-  const toggle = useAdminAction(
-    (g: UserGroupView) => apiPut(`${PATH}/enable/${g.id}`, { enable: !g.enable }),
-    { invalidate },
-  );
-  const remove = useAdminAction((id: number) => api('DELETE', `${PATH}/${id}`), {
+  const invalidate = USER_GROUP_QUERIES;
+  const toggle = useAdminAction((g: UserGroupView) => setUserGroupEnabled(g, !g.enable), { invalidate });
+  const remove = useAdminAction(deleteUserGroup, {
     invalidate,
     success: t('admin.common.deleted'),
   });
@@ -100,75 +91,33 @@ export default function UserGroupPage() {
   ];
 
   return (
-    <>
-      {confirm}
-      <PageHeader
-        actions={
-          <Button
-            variant="contained"
-            startIcon={<AddOutlined />}
-            onClick={() => setEditing({ open: true, group: null })}
-          >
-            {t('admin.group.create')}
-          </Button>
-        }
-      />
-      <DataTable
-        tableId="user-groups"
-        columns={columns}
-        controls={controls}
-        query={query}
-        rowKey={(g) => g.id}
-        filterBar={
-          <>
-            <SearchField
-              label={t('admin.group.search')}
-              value={controls.state.filters.name}
-              onApply={(name) => controls.setFilters({ name })}
-            />
-            <TextField
-              select
-              size="small"
-              label={t('admin.group.field.enable')}
-              value={controls.state.filters.enable}
-              onChange={(e) => controls.setFilters({ enable: e.target.value })}
-              sx={{ width: 120 }}
-            >
-              <MenuItem value="">{t('admin.common.all')}</MenuItem>
-              <MenuItem value="1">{t('admin.common.enabled')}</MenuItem>
-              <MenuItem value="0">{t('admin.common.disabled')}</MenuItem>
-            </TextField>
-          </>
-        }
-        rowActions={(g) => (
-          <Stack direction="row" sx={{ gap: 0.5, justifyContent: 'flex-end' }}>
-            <Tooltip title={t('admin.common.edit')}>
-              <IconButton
-                size="small"
-                aria-label={t('admin.common.edit')}
-                onClick={() => setEditing({ open: true, group: g })}
-              >
-                <EditOutlined fontSize="small" />
-              </IconButton>
-            </Tooltip>
-            <Tooltip title={t('admin.common.delete')}>
-              <span>
-                <IconButton
-                  size="small"
-                  color="error"
-                  disabled={g.symbol === DEFAULT_GROUP}
-                  aria-label={t('admin.common.delete')}
-                  onClick={async () => {
-                    if (await ask(t('admin.group.confirmDelete', { name: g.symbol }))) remove.mutate(g.id);
-                  }}
-                >
-                  <DeleteOutlined fontSize="small" />
-                </IconButton>
-              </span>
-            </Tooltip>
-          </Stack>
-        )}
-      />
+    <ListScreen
+      tableId="user-groups"
+      columns={columns}
+      controls={controls}
+      query={query}
+      rowKey={(g) => g.id}
+      create={{ label: t('admin.group.create'), run: () => setEditing({ open: true, group: null }) }}
+      filters={[
+        { kind: 'search', name: 'name', label: t('admin.group.search') },
+        { kind: 'select', name: 'enable', label: t('admin.group.field.enable'), options: enabledOptions(t) },
+      ]}
+      rowActions={[
+        {
+          label: t('admin.common.edit'),
+          icon: <EditOutlined fontSize="small" />,
+          run: (g) => setEditing({ open: true, group: g }),
+        },
+        {
+          label: t('admin.common.delete'),
+          icon: <DeleteOutlined fontSize="small" />,
+          color: 'error',
+          disabled: (g) => g.symbol === DEFAULT_GROUP,
+          confirm: (g) => t('admin.group.confirmDelete', { name: g.symbol }),
+          run: (g) => remove.mutate(g.id),
+        },
+      ]}
+    >
       <FormDialog<unknown>
         open={editing.open}
         title={t(group ? 'admin.group.editTitle' : 'admin.group.createTitle')}
@@ -215,13 +164,12 @@ export default function UserGroupPage() {
         })}
         schema={group ? userGroupUpdateInput : userGroupCreateInput}
         submit={async (body) => {
-          if (group) await apiPut(PATH, body);
-          else await apiPost(PATH, body);
+          await saveUserGroup(body, group !== null);
           toast.success(t(group ? 'admin.common.saved' : 'admin.common.created'));
           await Promise.all(invalidate.map((key) => client.invalidateQueries({ queryKey: [key] })));
         }}
         onClose={() => setEditing({ open: false, group: null })}
       />
-    </>
+    </ListScreen>
   );
 }

@@ -1,7 +1,7 @@
 import { quotaFromCurrency } from '@switchyard/domain';
 
-// The administrator's quota change (spec §5 "the quota change must be filled in and must not deduct
-// more than the user's balance"; "a currency amount entered for quota is converted to raw units").
+// The administrator's quota change: filled in, never deducting more than the user's balance, and a
+// currency amount converted to raw units.
 
 export type QuotaUnit = 'currency' | 'raw';
 

@@ -19,16 +19,15 @@ import {
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { ApiError, apiPost, apiPut, showErrorToast } from '../../lib/api-client';
+import { ApiError, showErrorToast } from '../../lib/api-error';
+import { useSiteInfo } from '../../lib/site-info';
 import { toast } from '../../lib/toast';
 import { checkForm, type FieldErrors } from '../admin/field-errors';
-import { useGroupSymbols } from '../channels/channel-api';
-import { useSiteInfo } from '../site/site-info';
+import { useGroupSymbols } from '../channels/api';
+import { changeUserQuota, saveUser, USER_PATH } from './api';
 import { type QuotaUnit, quotaChange } from './quota-change';
 
-export const USER_PATH = '/api/user';
-
-/** Create (no user) or edit a user: username, display name, password, group (spec §5 "User"). */
+/** Create (no user) or edit a user: username, display name, password, group. */
 export function UserEditDialog(props: { open: boolean; user: UserAdminView | null; onClose: () => void }) {
   const { t } = useTranslation();
   const client = useQueryClient();
@@ -71,8 +70,7 @@ export function UserEditDialog(props: { open: boolean; user: UserAdminView | nul
     }
     setBusy(true);
     try {
-      if (props.user) await apiPut(USER_PATH, checked.data);
-      else await apiPost(USER_PATH, checked.data);
+      await saveUser(checked.data, props.user !== null);
       toast.success(t(props.user ? 'admin.common.saved' : 'admin.common.created'));
       await client.invalidateQueries({ queryKey: [USER_PATH] });
       props.onClose();
@@ -149,7 +147,7 @@ export function UserEditDialog(props: { open: boolean; user: UserAdminView | nul
   );
 }
 
-/** Adds or deducts quota with a remark; never more than the balance (spec §5, §6). */
+/** Adds or deducts quota with a remark; never more than the balance. */
 export function UserQuotaDialog(props: { user: UserAdminView | null; onClose: () => void }) {
   const { t } = useTranslation();
   const client = useQueryClient();
@@ -178,11 +176,7 @@ export function UserQuotaDialog(props: { user: UserAdminView | null; onClose: ()
     }
     setBusy(true);
     try {
-      await apiPost(
-        `${USER_PATH}/quota/${user.id}`,
-        { quota: change.delta, remark: remark.trim() },
-        { silent: true },
-      );
+      await changeUserQuota(user.id, change.delta, remark.trim());
       toast.success(t('admin.user.quotaChanged'));
       await client.invalidateQueries({ queryKey: [USER_PATH] });
       props.onClose();

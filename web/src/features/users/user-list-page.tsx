@@ -1,13 +1,10 @@
-import AddOutlined from '@mui/icons-material/AddOutlined';
 import ArrowDownwardOutlined from '@mui/icons-material/ArrowDownwardOutlined';
 import ArrowUpwardOutlined from '@mui/icons-material/ArrowUpwardOutlined';
 import DeleteOutlined from '@mui/icons-material/DeleteOutlined';
 import EditOutlined from '@mui/icons-material/EditOutlined';
 import PaidOutlined from '@mui/icons-material/PaidOutlined';
 import Box from '@mui/material/Box';
-import Button from '@mui/material/Button';
 import Chip from '@mui/material/Chip';
-import IconButton from '@mui/material/IconButton';
 import Stack from '@mui/material/Stack';
 import Switch from '@mui/material/Switch';
 import Tooltip from '@mui/material/Tooltip';
@@ -22,14 +19,12 @@ import {
 } from '@switchyard/domain';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useConfirm } from '../../components/confirm-dialog';
-import { type DataColumn, DataTable, useTableQuery, useTableState } from '../../components/data-table';
-import { api, apiPost } from '../../lib/api-client';
-import { PageHeader } from '../admin/page-header';
-import { SearchField } from '../admin/search-field';
+import { type DataColumn, useTableState } from '../../components/data-table';
+import { ListScreen } from '../../components/list-screen';
+import { useSiteInfo } from '../../lib/site-info';
 import { useAdminAction } from '../admin/use-admin-action';
-import { useSiteInfo } from '../site/site-info';
-import { USER_PATH, UserEditDialog, UserQuotaDialog } from './user-dialogs';
+import { deleteUser, manageUser, USER_PATH, useUserPage } from './api';
+import { UserEditDialog, UserQuotaDialog } from './user-dialogs';
 
 const BINDINGS = [
   ['email', 'admin.user.binding.email'],
@@ -52,20 +47,15 @@ export default function UserListPage() {
   const { t } = useTranslation();
   const site = useSiteInfo();
   const controls = useTableState({ filters: ['keyword'], defaultOrder: '-id' });
-  const query = useTableQuery<UserAdminView>(USER_PATH, controls);
+  const query = useUserPage(controls);
   const [editing, setEditing] = useState<{ open: boolean; user: UserAdminView | null }>({
     open: false,
     user: null,
   });
   const [quotaFor, setQuotaFor] = useState<UserAdminView | null>(null);
-  const [confirm, ask] = useConfirm();
   const display = { quotaPerUnit: site.quota_per_unit, displayInCurrency: site.display_in_currency };
-  const manage = useAdminAction(
-    ({ id, action }: { id: number; action: 'enable' | 'disable' | 'promote' | 'demote' }) =>
-      apiPost(`${USER_PATH}/manage`, { id, action }),
-    { invalidate: [USER_PATH] },
-  );
-  const remove = useAdminAction((id: number) => api('DELETE', `${USER_PATH}/${id}`), {
+  const manage = useAdminAction(manageUser, { invalidate: [USER_PATH] });
+  const remove = useAdminAction(deleteUser, {
     invalidate: [USER_PATH],
     success: t('admin.common.deleted'),
   });
@@ -153,104 +143,59 @@ export default function UserListPage() {
     },
   ];
 
+  const isRoot = (u: UserAdminView) => u.role >= Role.Root;
   return (
-    <>
-      {confirm}
-      <PageHeader
-        actions={
-          <Button
-            variant="contained"
-            startIcon={<AddOutlined />}
-            onClick={() => setEditing({ open: true, user: null })}
-          >
-            {t('admin.user.create')}
-          </Button>
-        }
-      />
-      <DataTable
-        tableId="users"
-        columns={columns}
-        controls={controls}
-        query={query}
-        rowKey={(u) => u.id}
-        filterBar={
-          <SearchField
-            label={t('admin.user.search')}
-            value={controls.state.filters.keyword}
-            onApply={(keyword) => controls.setFilters({ keyword })}
-            width={260}
-          />
-        }
-        rowActions={(u) =>
-          u.role >= Role.Root ? null : (
-            <Stack direction="row" sx={{ gap: 0.5, justifyContent: 'flex-end' }}>
-              {u.role >= Role.Admin ? (
-                <Tooltip title={t('admin.user.demote')}>
-                  <IconButton
-                    size="small"
-                    aria-label={t('admin.user.demote')}
-                    onClick={async () => {
-                      if (await ask(t('admin.user.confirmDemote', { name: u.username })))
-                        manage.mutate({ id: u.id, action: 'demote' });
-                    }}
-                  >
-                    <ArrowDownwardOutlined fontSize="small" />
-                  </IconButton>
-                </Tooltip>
-              ) : (
-                <Tooltip title={t('admin.user.promote')}>
-                  <IconButton
-                    size="small"
-                    aria-label={t('admin.user.promote')}
-                    onClick={async () => {
-                      if (await ask(t('admin.user.confirmPromote', { name: u.username })))
-                        manage.mutate({ id: u.id, action: 'promote' });
-                    }}
-                  >
-                    <ArrowUpwardOutlined fontSize="small" />
-                  </IconButton>
-                </Tooltip>
-              )}
-              <Tooltip title={t('admin.user.changeQuota')}>
-                <IconButton
-                  size="small"
-                  aria-label={t('admin.user.changeQuota')}
-                  onClick={() => setQuotaFor(u)}
-                >
-                  <PaidOutlined fontSize="small" />
-                </IconButton>
-              </Tooltip>
-              <Tooltip title={t('admin.common.edit')}>
-                <IconButton
-                  size="small"
-                  aria-label={t('admin.common.edit')}
-                  onClick={() => setEditing({ open: true, user: u })}
-                >
-                  <EditOutlined fontSize="small" />
-                </IconButton>
-              </Tooltip>
-              <Tooltip title={t('admin.common.delete')}>
-                <IconButton
-                  size="small"
-                  color="error"
-                  aria-label={t('admin.common.delete')}
-                  onClick={async () => {
-                    if (await ask(t('admin.user.confirmDelete', { name: u.username }))) remove.mutate(u.id);
-                  }}
-                >
-                  <DeleteOutlined fontSize="small" />
-                </IconButton>
-              </Tooltip>
-            </Stack>
-          )
-        }
-      />
+    <ListScreen
+      tableId="users"
+      columns={columns}
+      controls={controls}
+      query={query}
+      rowKey={(u) => u.id}
+      create={{ label: t('admin.user.create'), run: () => setEditing({ open: true, user: null }) }}
+      filters={[{ kind: 'search', name: 'keyword', label: t('admin.user.search'), width: 260 }]}
+      rowActions={[
+        {
+          label: t('admin.user.demote'),
+          icon: <ArrowDownwardOutlined fontSize="small" />,
+          hidden: (u) => isRoot(u) || u.role < Role.Admin,
+          confirm: (u) => t('admin.user.confirmDemote', { name: u.username }),
+          run: (u) => manage.mutate({ id: u.id, action: 'demote' }),
+        },
+        {
+          label: t('admin.user.promote'),
+          icon: <ArrowUpwardOutlined fontSize="small" />,
+          hidden: (u) => u.role >= Role.Admin,
+          confirm: (u) => t('admin.user.confirmPromote', { name: u.username }),
+          run: (u) => manage.mutate({ id: u.id, action: 'promote' }),
+        },
+        {
+          label: t('admin.user.changeQuota'),
+          icon: <PaidOutlined fontSize="small" />,
+          hidden: isRoot,
+          run: (u) => setQuotaFor(u),
+        },
+        {
+          label: t('admin.common.edit'),
+          icon: <EditOutlined fontSize="small" />,
+          hidden: isRoot,
+          run: (u) => setEditing({ open: true, user: u }),
+        },
+        {
+          label: t('admin.common.delete'),
+          icon: <DeleteOutlined fontSize="small" />,
+          color: 'error',
+          hidden: isRoot,
+          confirm: (u) => t('admin.user.confirmDelete', { name: u.username }),
+          run: (u) => remove.mutate(u.id),
+        },
+      ]}
+    >
       <UserEditDialog
         open={editing.open}
         user={editing.user}
         onClose={() => setEditing({ open: false, user: null })}
       />
       <UserQuotaDialog user={quotaFor} onClose={() => setQuotaFor(null)} />
-    </>
+    </ListScreen>
   );
 }

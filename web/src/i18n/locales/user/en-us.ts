@@ -115,6 +115,17 @@ export const userEnUS: Messages<typeof userZhCN> = {
     clientAbortedDelivered: 'Yes: billed for what was delivered',
     clientAbortedWhole: 'Yes: billed for the whole upstream output',
     content: 'Content',
+    event: {
+      redeem: 'Redeemed code "{{code}}" (#{{id}}) for {{quota}}',
+      adminAdded: 'An administrator added {{quota}}',
+      adminDeducted: 'An administrator deducted {{quota}}',
+      adminRemark: '{{text}}; remark: {{remark}}',
+      topup:
+        'Online top-up of {{amount}} USD through {{gateway}}: paid {{paid}} {{currency}}, order {{order}}',
+      signupBonus: 'New account bonus: {{quota}}',
+      inviteeBonus: 'Bonus for signing up with an invite code: {{quota}}',
+      inviterReward: 'Reward for inviting {{invitee}}: {{quota}}',
+    },
     kinds: {
       input_text_tokens: 'Input text tokens',
       output_text_tokens: 'Output text tokens',

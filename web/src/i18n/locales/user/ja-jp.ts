@@ -114,6 +114,17 @@ export const userJaJP: Messages<typeof userZhCN> = {
     clientAbortedDelivered: 'はい：届いた分を課金',
     clientAbortedWhole: 'はい：上流の出力全体を課金',
     content: '内容',
+    event: {
+      redeem: '引き換えコード「{{code}}」(#{{id}}) で {{quota}} をチャージ',
+      adminAdded: '管理者が {{quota}} を追加',
+      adminDeducted: '管理者が {{quota}} を差し引き',
+      adminRemark: '{{text}}（備考：{{remark}}）',
+      topup:
+        'オンラインチャージ {{amount}} USD（{{gateway}} で {{paid}} {{currency}} を支払い、注文 {{order}}）',
+      signupBonus: '新規登録ボーナス：{{quota}}',
+      inviteeBonus: '招待コードでの登録ボーナス：{{quota}}',
+      inviterReward: '{{invitee}} を招待した報酬：{{quota}}',
+    },
     kinds: {
       input_text_tokens: '入力テキストトークン',
       output_text_tokens: '出力テキストトークン',

@@ -112,6 +112,16 @@ export const userZhCN = {
     clientAbortedDelivered: '是：按已送达的内容计费',
     clientAbortedWhole: '是：按上游完整输出计费',
     content: '内容',
+    event: {
+      redeem: '兑换码「{{code}}」(#{{id}}) 充值 {{quota}}',
+      adminAdded: '管理员增加额度 {{quota}}',
+      adminDeducted: '管理员扣除额度 {{quota}}',
+      adminRemark: '{{text}}；备注：{{remark}}',
+      topup: '在线充值 {{amount}} USD，通过 {{gateway}} 支付 {{paid}} {{currency}}，订单 {{order}}',
+      signupBonus: '新用户注册赠送 {{quota}}',
+      inviteeBonus: '使用邀请码注册赠送 {{quota}}',
+      inviterReward: '邀请 {{invitee}} 获得奖励 {{quota}}',
+    },
     kinds: {
       input_text_tokens: '输入文本 Tokens',
       output_text_tokens: '输出文本 Tokens',

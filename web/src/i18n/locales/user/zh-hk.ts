@@ -114,6 +114,16 @@ export const userZhHK: Messages<typeof userZhCN> = {
     clientAbortedDelivered: '是：按已送達的內容計費',
     clientAbortedWhole: '是：按上游完整輸出計費',
     content: '內容',
+    event: {
+      redeem: '兌換碼「{{code}}」(#{{id}}) 充值 {{quota}}',
+      adminAdded: '管理員增加額度 {{quota}}',
+      adminDeducted: '管理員扣除額度 {{quota}}',
+      adminRemark: '{{text}}；備註：{{remark}}',
+      topup: '線上充值 {{amount}} USD，透過 {{gateway}} 支付 {{paid}} {{currency}}，訂單 {{order}}',
+      signupBonus: '新用戶註冊贈送 {{quota}}',
+      inviteeBonus: '使用邀請碼註冊贈送 {{quota}}',
+      inviterReward: '邀請 {{invitee}} 獲得獎勵 {{quota}}',
+    },
     kinds: {
       input_text_tokens: '輸入文字 Tokens',
       output_text_tokens: '輸出文字 Tokens',

@@ -1,10 +1,10 @@
 import { useQuery } from '@tanstack/react-query';
-import { applyServerLanguage, i18n } from '../../i18n';
-import { apiGet, hasNewVersion } from '../../lib/api-client';
-import { isRecord, readJson, StorageKey, writeJson, writeText } from '../../lib/storage';
-import { toast } from '../../lib/toast';
+import { applyServerLanguage, i18n } from '../i18n';
+import { apiGet, hasNewVersion } from './api-client';
+import { isRecord, readJson, StorageKey, writeJson, writeText } from './storage';
+import { toast } from './toast';
 
-/** GET /api/status (reference §2.1). */
+/** GET /api/status, with one-hub's field names. */
 export interface SiteInfo {
   version: string;
   start_time: number;
@@ -40,7 +40,7 @@ export interface SiteInfo {
   RechargeDiscount: string;
 }
 
-/** Used before the first answer and for any field an older server leaves out (spec §3 defaults). */
+/** Used before the first answer and for any field an older server leaves out. */
 export const DEFAULT_SITE_INFO: SiteInfo = {
   version: '',
   start_time: 0,
@@ -81,7 +81,7 @@ function cachedSiteInfo(): SiteInfo {
   return { ...DEFAULT_SITE_INFO, ...(readJson(StorageKey.siteInfo, isRecord) ?? {}) };
 }
 
-/** Keeps the spec §7 cache (siteInfo, quota_per_unit, display_in_currency) for when the server is away. */
+/** Keeps the local cache (siteInfo, quota_per_unit, display_in_currency) for when the server is away. */
 function remember(info: SiteInfo): void {
   writeJson(StorageKey.siteInfo, info);
   writeText(StorageKey.quotaPerUnit, String(info.quota_per_unit));

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type DailyModelUsage, lastSevenDays, seriesByModel, totalsOn } from './use-dashboard';
+import type { DailyModelUsage } from './api';
+import { lastSevenDays, seriesByModel, totalsOn } from './daily-usage';
 
 const row = (date: string, modelName: string, quota: number): DailyModelUsage => ({
   date,

@@ -1,6 +1,7 @@
 import type { SelfUser } from '@switchyard/domain';
 import { useQuery } from '@tanstack/react-query';
 import { apiGet } from '../../lib/api-client';
+import { withBase } from '../../lib/base-path';
 
 export const selfQueryKey = ['user', 'self'] as const;
 
@@ -12,4 +13,14 @@ export function useSelf() {
     // The layout and the page ask together on arrival; one answer serves both.
     staleTime: 10_000,
   });
+}
+
+/** GET /api/user/aff, as the link a friend signs up with. */
+export function useInviteLink(): string {
+  const { data } = useQuery({
+    queryKey: ['user', 'aff'],
+    queryFn: () => apiGet<string>('/api/user/aff'),
+    staleTime: Number.POSITIVE_INFINITY,
+  });
+  return data ? `${window.location.origin}${withBase('/register')}?aff=${encodeURIComponent(data)}` : '';
 }

@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { apiGet } from '../../lib/api-client';
 
-// Shared lookups of spec §3/§7 for the screens that show groups and model owners (tokens, prices).
+// Shared lookups for the screens that show groups and model owners (tokens, prices).
 // Fetched on first use, not at start; an older server without them just yields empty lists.
 
 export interface ModelOwner {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { toast } from '../../lib/toast';
-import { saveChannelNumber, updateChannel } from './channel-api';
+import { saveChannelNumber, updateChannel } from './api';
 
 function refuse() {
   return vi.fn(

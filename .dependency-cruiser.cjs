@@ -1,0 +1,65 @@
+// Import rules checked by `npm run depcheck` (part of `npm run check` and CI).
+const { join } = require('node:path');
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment:
+        'A module must not reach itself again through its imports, not even through `import type`: ' +
+        'a cycle makes load order matter and the parts impossible to read or test alone.',
+      from: {},
+      to: {
+        circular: true,
+        // Known exception: services.ts names the type of every service, including the relay's, and
+        // the relay modules take the whole `Services`; only type imports close that ring (no load-order
+        // effect), and ending it means each relay step declaring the slice of services it uses.
+        viaOnly: { pathNot: '^server/src/services\\.ts$' },
+      },
+    },
+    {
+      name: 'no-circular-at-run-time',
+      severity: 'error',
+      comment: 'No exception for cycles of value imports, services.ts included.',
+      from: {},
+      to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
+    },
+    {
+      name: 'web-shared-code-not-from-features',
+      severity: 'error',
+      comment:
+        "The console's lib/ and components/ are used by the features; they never import a feature " +
+        '(what two features share moves down into lib/ or components/).',
+      from: { path: '^web/src/(lib|components)/' },
+      to: { path: '^web/src/features/' },
+    },
+    {
+      name: 'web-screens-call-through-api-modules',
+      severity: 'error',
+      comment:
+        "A console screen (.tsx) never calls the server itself: its feature's api.ts holds the calls " +
+        '(query hooks and request functions). Known exception: the telegram screen, being reworked on ' +
+        'another branch at the time this rule came.',
+      from: { path: '^web/src/.+\\.tsx$', pathNot: ['^web/src/features/telegram/', '\\.test\\.tsx$'] },
+      to: { path: '^web/src/lib/api-client\\.ts$' },
+    },
+    {
+      name: 'domain-stays-pure',
+      severity: 'error',
+      comment: 'domain/ is shared by server and console: it imports neither.',
+      from: { path: '^domain/src/' },
+      to: { path: '^(server|web)/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '(^|/)dist/' },
+    // Type-only imports are cruised too, so a cycle of them is reported.
+    tsPreCompilationDeps: true,
+    // The server's tsconfig resolves the `.js` suffixes of its imports to the .ts sources; the path is
+    // absolute because a relative one makes the TypeScript version here look for its `extends` beside it.
+    tsConfig: { fileName: join(__dirname, 'server/tsconfig.json') },
+  },
+};
