@@ -3,11 +3,11 @@ import { expect, type Page, type Route, test } from '@playwright/test';
 import { openSqliteFile } from '../../server/src/db/sqlite-file';
 import { type Credentials, createUser, ROOT, signIn } from './support';
 
-// The task screens with finished tasks: an image task's thumbnail opening large, a Suno song with its
-// cover and player, lyrics, a Kling video, a failure with its reason; the admin view's extra columns.
-// The rows are written straight into the server's SQLite file: the relays that create them (/mj,
-// /suno, /kling) are built separately, and these screens only read the tables. Their media
-// addresses are https ones answered by the page's route handler below, as a CDN would.
+// The task screens with every kind of result: a Suno song with its cover and player, lyrics, a Kling
+// video, failures with their reasons, progress; the admin view's extra columns. The rows are written
+// straight into the server's SQLite file, to show kinds and states the fakes of task-relays.spec.ts
+// (which drives the relays end to end) do not produce; their media addresses are https ones
+// answered by the page's route handler below, as a CDN would.
 
 const SHOTS = process.env.TASK_SHOTS_DIR;
 const CDN = 'https://cdn.e2e-tasks.test';
@@ -218,24 +218,23 @@ test.beforeAll(async ({ request }) => {
 
 test.use({ viewport: { width: 1440, height: 900 } });
 
-test('the image task screen shows a finished task as a thumbnail that opens large', async ({ page }) => {
+test('the image task screen shows a failed task with its reason, and no channel to a user', async ({
+  page,
+}) => {
   await serveCdn(page);
   await signIn(page, user);
   await page.goto('/panel/midjourney');
-  const row = page.locator('tbody tr', { hasText: `mj-fox-${userId}` });
-  const thumb = row.getByTestId('task-image-thumb').locator('img');
-  await expect(thumb).toBeVisible();
-  await expect.poll(() => thumb.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(1024);
+  // A finished task's picture is the gateway's copy (task-relays.spec.ts drives that end to end).
+  await expect(
+    page
+      .locator('tbody tr', { hasText: `mj-fox-${userId}` })
+      .getByTestId('task-image-thumb')
+      .locator('img'),
+  ).toHaveAttribute('src', new RegExp(`/mj/image/mj-fox-${userId}$`));
   await expect(page.locator('tbody tr', { hasText: `mj-bad-${userId}` })).toContainText('Banned prompt');
   // A user never sees which channel ran a task.
   await expect(page.locator('thead')).not.toContainText(/渠道|Channel/);
   if (SHOTS) await page.screenshot({ path: join(SHOTS, 'midjourney-user.png') });
-  await row.getByTestId('task-image-thumb').click();
-  const dialog = page.getByTestId('task-image-dialog');
-  const large = dialog.locator('img');
-  await expect(large).toBeVisible();
-  expect((await large.boundingBox())!.width).toBeGreaterThan(300);
-  if (SHOTS) await page.screenshot({ path: join(SHOTS, 'midjourney-large.png') });
 });
 
 test('the async task screen plays a Suno song with its cover, and shows lyrics, video and failures', async ({

@@ -2,6 +2,7 @@ import Typography from '@mui/material/Typography';
 import { useTranslation } from 'react-i18next';
 import { useSession } from '../../app/session-context';
 import { type DataColumn, DataTable, useTableQuery, useTableState } from '../../components/data-table';
+import { withBase } from '../../lib/base-path';
 import { useQuotaFormat } from '../../lib/quota-format';
 import { ImageThumb } from './media-preview';
 import { TaskFilterBar } from './task-filter-bar';
@@ -100,9 +101,15 @@ export default function MidjourneyPage() {
     {
       id: 'image',
       header: t('user.task.result'),
-      // Only http(s) addresses: the URL comes from the upstream.
+      // The gateway's copy (/mj/image/<id>, fetched through the task's channel), never the upstream's
+      // own address: Discord's CDN is often out of the reader's reach, and a self-hosted console asks
+      // no other host. Only rows whose upstream gave an http(s) picture have one.
       cell: (r) =>
-        /^https?:\/\//i.test(r.image_url) ? <ImageThumb src={r.image_url} alt={r.prompt} /> : '—',
+        /^https?:\/\//i.test(r.image_url) ? (
+          <ImageThumb src={withBase(`/mj/image/${encodeURIComponent(r.mj_id)}`)} alt={r.prompt} />
+        ) : (
+          '—'
+        ),
     },
     {
       id: 'prompt',
