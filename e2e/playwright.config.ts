@@ -34,6 +34,8 @@ function serverEnv(port: number, dataDir: string | undefined): Record<string, st
     GITHUB_OAUTH_URL: `http://127.0.0.1:${fakes.github}`,
     GITHUB_API_URL: `http://127.0.0.1:${fakes.github}`,
     LARK_API_URL: `http://127.0.0.1:${fakes.lark}`,
+    // task-relays.spec.ts waits for the task poller: once a second instead of every 15.
+    TASK_POLL_SECONDS: '1',
   };
 }
 

@@ -1,3 +1,4 @@
+export * from './chat-links.js';
 export * from './default-prices.js';
 export * from './enums.js';
 export * from './errors.js';

@@ -112,6 +112,9 @@ const ADDED_KEYS = [
   'ServeUnpricedModels',
   'UnpricedModelInput',
   'UnpricedModelOutput',
+  // The messaging bot's settings (one-hub reads them from its configuration file instead).
+  'TelegramBotToken',
+  'TelegramWebhookSecret',
 ];
 
 describe('option registry', () => {
@@ -138,11 +141,30 @@ describe('option registry', () => {
         'LarkClientSecret',
         'OIDCClientSecret',
         'SMTPToken',
+        'TelegramBotToken',
+        'TelegramWebhookSecret',
         'TurnstileSecretKey',
         'WeChatServerToken',
       ].sort(),
     );
     for (const k of secret) expect(defOf(k).kind, k).toBe('string');
+  });
+
+  it("accepts only Telegram's shapes for the bot token and the webhook secret", () => {
+    expect(value('TelegramBotToken', '123456789:AAE_abcdefghijklmnopqrstuvwxyz-0123')).toBe(
+      '123456789:AAE_abcdefghijklmnopqrstuvwxyz-0123',
+    );
+    expect(value('TelegramBotToken', '')).toBe('');
+    for (const bad of [
+      '123456789',
+      'abc:AAE_abcdefghijklmnopqrstuvwxyz',
+      '1:short',
+      '1:AAE abcdefghijklmnopqrstuvwxyz',
+    ])
+      expect(() => value('TelegramBotToken', bad), bad).toThrow(/bot token/);
+    expect(value('TelegramWebhookSecret', 'a-Z_9')).toBe('a-Z_9');
+    expect(() => value('TelegramWebhookSecret', 'with space')).toThrow(/letters, digits/);
+    expect(() => value('TelegramWebhookSecret', 'x'.repeat(257))).toThrow();
   });
 
   it('guards reference existing, non-boolean keys and only booleans carry guards', () => {

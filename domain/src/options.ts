@@ -326,6 +326,23 @@ export const optionDefs = {
   SMTPFrom: str('', { ...sys, maxLength: 256 }),
   SMTPToken: str('', { ...sys, secret: true, maxLength: 512 }),
   ServerAddress: httpUrl('http://localhost:3000', sys),
+  /** The messaging bot: set, it runs; empty, it stops. */
+  TelegramBotToken: str('', {
+    ...sys,
+    secret: true,
+    maxLength: 256,
+    pattern: /^\d{1,20}:[A-Za-z0-9_-]{20,200}$/,
+    patternMessage: 'must be a bot token as BotFather gives it, such as 123456789:AAE...',
+  }),
+  /** Set: Telegram posts updates to ServerAddress with this secret; empty: the bot polls. */
+  TelegramWebhookSecret: str('', {
+    ...sys,
+    secret: true,
+    maxLength: 256,
+    // Telegram's own rule for secret_token.
+    pattern: /^[A-Za-z0-9_-]{1,256}$/,
+    patternMessage: 'may contain only letters, digits, "_" and "-"',
+  }),
 
   // ---- operation: quota, retries, channels, logs, payment, relay behaviour ----
   QuotaForNewUser: int(0, { ...op, min: 0 }),

@@ -416,6 +416,11 @@ test('the bot menu refuses built-in commands and saves a new one', async ({ page
   await signIn(page, ROOT);
   await page.goto('/panel/telegram');
   await expect(page.getByTestId('telegram-status')).toContainText('未运行');
+  // Without a token the restart answers at once and the bot stays off.
+  await page.getByRole('button', { name: '重启机器人' }).click();
+  await expect(toast(page, '机器人未运行：请检查系统设置中的令牌和服务器日志')).toBeVisible();
+  await expect(page.getByTestId('telegram-status')).toContainText('未运行');
+  await page.screenshot({ path: test.info().outputPath('telegram.png') });
   await page.getByRole('button', { name: '新建菜单' }).click();
   const dialog = page.getByRole('dialog');
   await dialog.getByTestId('field-command').fill('/balance');

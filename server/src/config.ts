@@ -89,6 +89,8 @@ const envSchema = z.object({
   GITHUB_OAUTH_URL: z.url().default('https://github.com'),
   GITHUB_API_URL: z.url().default('https://api.github.com'),
   LARK_API_URL: z.url().default('https://open.feishu.cn'),
+  // The Telegram Bot API (a self-hosted Bot API server, or a test's fake).
+  TELEGRAM_API_URL: z.url().default('https://api.telegram.org'),
   // Private, loopback and unspecified networks the gateway may connect to (a local Ollama, an
   // upstream on the LAN); link-local and cloud metadata addresses stay refused whatever it says.
   OUTBOUND_ALLOWED_NETWORKS: z
@@ -182,6 +184,8 @@ export interface Config {
   githubApiUrl: string;
   /** Lark (Feishu) open platform origin, for its token and user-info endpoints. */
   larkApiUrl: string;
+  /** Telegram Bot API origin the messaging bot calls (`<url>/bot<token>/<method>`). */
+  telegramApiUrl: string;
   /** Console language for visitors who have not chosen one (site status `language`). */
   language: 'zh_CN' | 'zh_HK' | 'en_US' | 'ja_JP';
   /** Private and loopback networks (CIDRs) outbound connections may reach; see outbound/address-policy.ts. */
@@ -258,6 +262,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     githubOAuthUrl: e.GITHUB_OAUTH_URL.replace(/\/+$/, ''),
     githubApiUrl: e.GITHUB_API_URL.replace(/\/+$/, ''),
     larkApiUrl: e.LARK_API_URL.replace(/\/+$/, ''),
+    telegramApiUrl: e.TELEGRAM_API_URL.replace(/\/+$/, ''),
     language: e.LANGUAGE,
     outboundAllowedNetworks: AddressPolicy.parseList(e.OUTBOUND_ALLOWED_NETWORKS),
     databasePool: {

@@ -51,6 +51,7 @@ import { sessionsQueries } from './db/queries/sessions.js';
 import { statisticsQueries } from './db/queries/statistics.js';
 import { tasksQueries } from './db/queries/tasks.js';
 import { telegramMenusQueries } from './db/queries/telegram-menus.js';
+import { telegramUpdatesQueries } from './db/queries/telegram-updates.js';
 import { tokensQueries } from './db/queries/tokens.js';
 import { userGroupsQueries } from './db/queries/user-groups.js';
 import { usersQueries } from './db/queries/users.js';
@@ -89,6 +90,8 @@ import { resolveSecrets, type Secrets } from './secrets.js';
 import type { Clock, Repos, Services } from './services.js';
 import { KlingTokenCache } from './tasks/kling/kling-token.js';
 import { TaskPoller } from './tasks/task-poller.js';
+import { installCommands } from './telegram/bot-commands.js';
+import { pollLeaseMs, TelegramBot, type TelegramTiming } from './telegram/telegram-bot.js';
 import type { CallTracer } from './tracing/call-tracer.js';
 
 const OPTION_POLL_MS = 5000;
@@ -106,6 +109,8 @@ export interface ComposeOverrides {
   turnstile?: TurnstileVerifier;
   secrets?: Secrets;
   onWarning?: (message: string) => void;
+  /** The Telegram bot's poll and back-off times (tests shorten them). */
+  telegramTiming?: Partial<TelegramTiming>;
 }
 
 /**
@@ -427,6 +432,30 @@ export async function composeServices(
             : {}),
         })
       : undefined;
+    // The messaging bot: one poller across the nodes (the lease), restarted when its options change.
+    const telegram = new TelegramBot({
+      settings: () => ({
+        token: options.current.TelegramBotToken,
+        webhookSecret: options.current.TelegramWebhookSecret,
+        serverAddress: options.current.ServerAddress,
+      }),
+      apiUrl: config.telegramApiUrl,
+      dispatcher: upstream,
+      lease: new JobLease(
+        cluster,
+        'telegram-poll',
+        nodeId,
+        pollLeaseMs(overrides.telegramTiming),
+        clock.nowMs,
+      ),
+      claims: telegramUpdatesQueries(database),
+      menus: repos.telegramMenus,
+      nodeId,
+      nowSeconds: clock.nowSeconds,
+      install: (bot) => installCommands(bot, () => services),
+      warn,
+      ...(overrides.telegramTiming ? { timing: overrides.telegramTiming } : {}),
+    });
     const services: Services = {
       config,
       secrets,
@@ -448,6 +477,7 @@ export async function composeServices(
       relay,
       jobs: { statisticsRollup, taskPoller },
       tasks: { klingTokens: new KlingTokenCache(clock.nowSeconds) },
+      telegram,
       clock,
       ops: {
         nodeId,
@@ -460,6 +490,10 @@ export async function composeServices(
         for (const close of closers.reverse()) await close().catch(() => {});
       },
     };
+    options.onChange(() => void telegram.apply());
+    void telegram.apply();
+    // Pushed last, so it stops first: the poller's lease is handed over before the database closes.
+    closers.push(() => telegram.stop());
     return { services, seed };
   } catch (err) {
     for (const close of closers.reverse()) await close().catch(() => {});

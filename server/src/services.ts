@@ -37,6 +37,7 @@ import type { RelayServices } from './relay/relay-services.js';
 import type { Secrets } from './secrets.js';
 import type { KlingTokenCache } from './tasks/kling/kling-token.js';
 import type { TaskPoller } from './tasks/task-poller.js';
+import type { TelegramBot } from './telegram/telegram-bot.js';
 import type { CallTracer } from './tracing/call-tracer.js';
 
 export interface Repos {
@@ -97,6 +98,8 @@ export interface Services {
   jobs: { statisticsRollup: StatisticsRollup; taskPoller: TaskPoller };
   /** The asynchronous task relays (Midjourney, Suno, Kling): Kling's signed tokens per key. */
   tasks: { klingTokens: KlingTokenCache };
+  /** The messaging bot (off until TelegramBotToken is set). */
+  telegram: TelegramBot;
   clock: Clock;
   /** Operating a node: its name, metrics (when METRICS_TOKEN is set), Redis reachability for /readyz. */
   ops?: {

@@ -133,6 +133,8 @@ const EXPECTED: Record<string, Access> = {
   'DELETE /api/option/:key': 'root',
   'GET /api/option/telegram': 'root',
   'GET /api/option/telegram/status': 'root',
+  'PUT /api/option/telegram/reload': 'root',
+  'POST /api/telegram/webhook': 'guest',
   'GET /api/option/telegram/:id': 'root',
   'POST /api/option/telegram': 'root',
   'DELETE /api/option/telegram/:id': 'root',

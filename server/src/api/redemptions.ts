@@ -221,8 +221,20 @@ export async function deleteRedemption({ s, caller, ip, params }: RouteContext<u
  * guessed by volume.
  */
 export async function topup({ s, caller, ip, body }: RouteContext<TopupInput, unknown, unknown>) {
-  const user = caller!.user;
-  const hash = keyHash(s, body.key);
+  return redeemForUser(s, caller!.user, body.key, ip);
+}
+
+/**
+ * Redeems `key` for `user` (the top-up route and the messaging bot's /recharge): the quota added,
+ * or an ApiError saying why not. `ip` is what the top-up log records as the source.
+ */
+export async function redeemForUser(
+  s: Services,
+  user: { id: number; username: string },
+  key: string,
+  ip: string,
+): Promise<number> {
+  const hash = keyHash(s, key);
   const result = await s.repos.redemptions.redeem(
     hash,
     { userId: user.id, username: user.username, ip },

@@ -173,12 +173,12 @@ import {
   selfTaskListQuery,
   taskListQuery,
 } from './tasks.js';
+import { reloadTelegramBot, telegramBotStatus, telegramUpdateBody, telegramWebhook } from './telegram-bot.js';
 import {
   deleteTelegramMenu,
   getTelegramMenu,
   listTelegramMenus,
   saveTelegramMenu,
-  telegramBotStatus,
   telegramMenuBody,
   telegramMenuListQuery,
 } from './telegram-menus.js';
@@ -849,6 +849,17 @@ export const apiRoutes: readonly RouteDef[] = [
     handler: listTelegramMenus,
   }),
   route({ method: 'GET', url: '/api/option/telegram/status', access: 'root', handler: telegramBotStatus }),
+  route({ method: 'PUT', url: '/api/option/telegram/reload', access: 'root', handler: reloadTelegramBot }),
+  // Telegram's webhook: checked by its secret header, and exempt from the per-IP limit since all of a
+  // bot's updates come from Telegram's few addresses (the bot limits each chat instead).
+  route({
+    method: 'POST',
+    url: '/api/telegram/webhook',
+    access: 'guest',
+    rateLimit: 'exempt',
+    body: telegramUpdateBody,
+    handler: telegramWebhook,
+  }),
   route({
     method: 'GET',
     url: '/api/option/telegram/:id',

@@ -31,7 +31,7 @@ export function siteStatus(s: Services) {
     wechat_qrcode: o.WeChatAccountQRCodeImageURL,
     turnstile_check: o.TurnstileCheckEnabled,
     turnstile_site_key: o.TurnstileSiteKey,
-    telegram_bot: '',
+    telegram_bot: s.telegram.username(),
     mj_notify_enabled: o.MjNotifyEnabled,
     PaymentUSDRate: o.PaymentUSDRate,
     PaymentMinAmount: o.PaymentMinAmount,

@@ -88,11 +88,3 @@ export async function deleteTelegramMenu({
   await audit(s, caller, ip, 'telegram_menu.delete', { type: 'telegram_menu', id: params.id });
   return null;
 }
-
-/**
- * GET /api/option/telegram/status: whether a bot runs, and whether by webhook. No bot runs in this
- * build yet, so the answer is honestly "offline"; the menu is kept ready for it.
- */
-export async function telegramBotStatus() {
-  return { status: false, is_webhook: false };
-}

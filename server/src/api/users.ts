@@ -353,7 +353,11 @@ export async function adjustUserQuota({
 
 /** GET /api/user/aff: the caller's invite code, created on first use for accounts that have none. */
 export async function getAffCode({ s, caller }: RouteContext<unknown, unknown, unknown>) {
-  const user = caller!.user;
+  return affCodeOf(s, caller!.user);
+}
+
+/** The user's invite code, created on first use (the console's invite card and the bot's /aff). */
+export async function affCodeOf(s: Services, user: { id: number; aff_code: string }): Promise<string> {
   if (user.aff_code) return user.aff_code;
   for (let attempt = 0; attempt < 5; attempt++) {
     try {

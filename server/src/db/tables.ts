@@ -377,6 +377,13 @@ export interface QuotaRemindersTable {
   sent_at: number;
 }
 
+/** A Telegram update a node has taken on (migration 0013): answered once across nodes and retries. */
+export interface TelegramUpdatesTable {
+  update_id: number;
+  node_id: string;
+  taken_at: number;
+}
+
 export interface Tables {
   job_leases: JobLeasesTable;
   change_versions: ChangeVersionsTable;
@@ -401,6 +408,7 @@ export interface Tables {
   midjourneys: MidjourneysTable;
   tasks: TasksTable;
   telegram_menus: TelegramMenusTable;
+  telegram_updates: TelegramUpdatesTable;
   options: OptionsTable;
   audit_logs: AuditLogsTable;
   auth_codes: AuthCodesTable;

@@ -73,6 +73,8 @@ export function consolePolicy(inlineScripts: string[], snippet: SnippetParts): s
     "style-src 'self' 'unsafe-inline'",
     // Logos, avatars and notice images may be anywhere on https.
     "img-src 'self' data: blob: https:",
+    // Finished tasks' music and videos play from their provider's CDN.
+    "media-src 'self' blob: https:",
     "font-src 'self' data:",
     `connect-src ${connect.join(' ')}`,
     // The about and home pages may be an https page shown in a frame; Turnstile is a frame too.

@@ -26,6 +26,7 @@ function parse<T>(schema: ZodType<T> | undefined, value: unknown, where: string)
 
 async function limit(s: Services, req: FastifyRequest, reply: FastifyReply, route: RouteDef) {
   const { apiRateLimit, criticalRateLimit } = s.config;
+  if (route.rateLimit === 'exempt') return;
   if (apiRateLimit > 0) {
     const d = await s.limiter.hit(`api:${req.ip}`, apiRateLimit, API_WINDOW_SECONDS);
     if (!d.allowed) {

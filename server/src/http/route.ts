@@ -6,8 +6,11 @@ import type { Services } from '../services.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
-/** Per-IP limits: `critical` guards sign-in, sign-up and reset. */
-export type RateClass = 'critical';
+/**
+ * Per-IP limits: `critical` guards sign-in, sign-up and reset; `exempt` skips the per-IP limit for
+ * a caller that is one service speaking for many users (Telegram's webhook).
+ */
+export type RateClass = 'critical' | 'exempt';
 
 export interface RouteContext<B, Q, P> {
   s: Services;

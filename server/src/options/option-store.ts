@@ -37,6 +37,7 @@ export class OptionStore {
   private poller: NodeJS.Timeout | undefined;
   /** Secret options found stored in the clear (written before sealing): sealPlainSecrets seals them. */
   private plainSecrets = new Set<OptionKey>();
+  private readonly changeListeners = new Set<() => void>();
 
   /**
    * With a `sealer`, secret options (SMTPToken, OAuth client secrets, ...) are stored sealed like
@@ -50,6 +51,15 @@ export class OptionStore {
     private readonly sealer?: Sealer,
   ) {
     bus.subscribe(TOPIC, () => void this.reload().catch(() => {}));
+  }
+
+  /** Called after each new snapshot: a write on this node, or a reload after another node's write. */
+  onChange(listener: () => void): void {
+    this.changeListeners.add(listener);
+  }
+
+  private changed(): void {
+    for (const listener of this.changeListeners) listener();
   }
 
   get current(): Readonly<OptionValues> {
@@ -80,6 +90,7 @@ export class OptionStore {
     this.values = next as OptionValues;
     this.plainSecrets = plain;
     this.loadedVersion = await this.queries.version();
+    this.changed();
   }
 
   private openSecret(sealed: string): string {
@@ -168,6 +179,7 @@ export class OptionStore {
     this.values = merged as OptionValues;
     for (const key of Object.keys(parsed)) this.plainSecrets.delete(key as OptionKey);
     this.loadedVersion = await this.queries.version();
+    this.changed();
     await this.bus.publish(TOPIC);
     return Object.keys(parsed) as OptionKey[];
   }

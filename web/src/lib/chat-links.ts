@@ -1,4 +1,4 @@
-import { type ChatLink, DEFAULT_CHAT_LINKS, optionDefs } from '@switchyard/domain';
+import { type ChatLink, DEFAULT_CHAT_LINKS, fillChatLink, optionDefs } from '@switchyard/domain';
 
 // Chat links: chat apps opened with the user's key, from the site's ChatLinks setting
 // (JSON text in /api/status) or the four defaults. Only shown entries, in their sort order.
@@ -28,15 +28,7 @@ export function visibleChatLinks(chatLinksJson: string): ChatLink[] {
   return links.filter((l) => l.show).sort((a, b) => a.sort - b.sort);
 }
 
-/**
- * The template with `{key}` (the key without its `sk-` prefix: templates write `sk-{key}`) and
- * `{server}` (the site's address without a trailing slash) filled in.
- */
-export function fillChatLink(template: string, key: string, server: string): string {
-  const bare = key.startsWith('sk-') ? key.slice(3) : key;
-  const base = server.replace(/\/+$/, '');
-  return template.replaceAll('{key}', bare).replaceAll('{server}', base);
-}
+export { fillChatLink };
 
 /**
  * The server address chat apps should call: the configured one, else where this console is served.

@@ -14,6 +14,7 @@ import { quotaRemindersMigration } from './0010-quota-reminders.js';
 import { quotaLeasesMigration } from './0011-quota-leases.js';
 import { paymentOrderStatusMigration } from './0012-payment-order-status.js';
 import { taskStatusIndexMigration } from './0013-task-status-index.js';
+import { telegramUpdatesMigration } from './0014-telegram-updates.js';
 
 /** The static, ordered list of migrations. Names sort in the order they run. */
 export function migrations(dialect: DialectName): Record<string, Migration> {
@@ -31,6 +32,7 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0011_quota_leases': quotaLeasesMigration(dialect),
     '0012_payment_order_status': paymentOrderStatusMigration(dialect),
     '0013_task_status_index': taskStatusIndexMigration(dialect),
+    '0014_telegram_updates': telegramUpdatesMigration(dialect),
   };
 }
 

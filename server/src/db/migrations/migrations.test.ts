@@ -40,6 +40,7 @@ const EXPECTED_TABLES = [
   'statistics',
   'tasks',
   'telegram_menus',
+  'telegram_updates',
   'tokens',
   'user_groups',
   'users',
@@ -73,6 +74,7 @@ for (const target of engineTargets()) {
           '0011_quota_leases',
           '0012_payment_order_status',
           '0013_task_status_index',
+          '0014_telegram_updates',
         ]);
         expect(await migrateToLatest(a.db, a.dialect)).toEqual([]);
         // PostgreSQL's introspection lists every schema on the server, other test files' too.

@@ -123,6 +123,22 @@ export function usersQueries({ db, dialect }: Database) {
         .executeTakeFirst();
       return toNumber(r.numUpdatedRows) === 1;
     },
+    /** The live user bound to this Telegram account (0 means "not bound" and matches nobody). */
+    async byTelegramId(telegramId: number): Promise<UserRow | undefined> {
+      if (!telegramId) return undefined;
+      return live().where('telegram_id', '=', telegramId).orderBy('id').executeTakeFirst();
+    },
+    /** Binds (or with 0 unbinds) a Telegram account, only while the column still holds `expected`. */
+    async setTelegramId(id: number, value: number, expected: number): Promise<boolean> {
+      const r = await db
+        .updateTable('users')
+        .set({ telegram_id: value })
+        .where('id', '=', id)
+        .where('telegram_id', '=', expected)
+        .where('deleted_at', 'is', null)
+        .executeTakeFirst();
+      return toNumber(r.numUpdatedRows) === 1;
+    },
     /** The highest user id so far (deleted rows included), for fallback usernames like `github_<n>`. */
     async maxId(): Promise<number> {
       const row = await db

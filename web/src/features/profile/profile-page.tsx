@@ -238,6 +238,16 @@ function BindingsCard({ self }: { self: SelfUser }) {
                       {row.value ? t('user.profile.changeEmail') : t('user.profile.bind')}
                     </Button>
                   )}
+                  {row.id === 'telegram' && !row.value && site.telegram_bot && (
+                    <Button
+                      size="small"
+                      href={`https://t.me/${encodeURIComponent(site.telegram_bot)}`}
+                      target="_blank"
+                      rel="noopener noreferrer"
+                    >
+                      {t('user.profile.bind')}
+                    </Button>
+                  )}
                   {row.provider === 'wechat' && !row.value && site.wechat_login && (
                     <Button size="small" onClick={() => setWechatOpen(true)}>
                       {t('user.profile.bind')}
@@ -262,7 +272,15 @@ function BindingsCard({ self }: { self: SelfUser }) {
               }
             >
               <ListItemIcon>{row.icon}</ListItemIcon>
-              <ListItemText primary={row.label} secondary={row.value || undefined} />
+              <ListItemText
+                primary={row.label}
+                secondary={
+                  row.value ||
+                  (row.id === 'telegram' && site.telegram_bot
+                    ? t('user.profile.telegramHint', { bot: site.telegram_bot })
+                    : undefined)
+                }
+              />
             </ListItem>
           );
         })}

@@ -96,6 +96,7 @@ export const SETTINGS_LAYOUT: Record<OptionSection, readonly SettingsCard[]> = {
     },
     { id: 'passkey', keys: ['PasskeyLoginEnabled'] },
     { id: 'turnstile', keys: ['TurnstileCheckEnabled', 'TurnstileSiteKey', 'TurnstileSecretKey'] },
+    { id: 'telegram', keys: ['TelegramBotToken', 'TelegramWebhookSecret'] },
   ],
   other: [
     { id: 'site', keys: ['SystemName', 'Logo', 'ChatLink', 'ChatLinks', 'AnalyticsCode'] },

@@ -1,13 +1,12 @@
-import Box from '@mui/material/Box';
-import Link from '@mui/material/Link';
 import Typography from '@mui/material/Typography';
-import { formatTimestamp } from '@switchyard/domain';
 import { useTranslation } from 'react-i18next';
 import { useSession } from '../../app/session-context';
 import { type DataColumn, DataTable, useTableQuery, useTableState } from '../../components/data-table';
+import { withBase } from '../../lib/base-path';
 import { useQuotaFormat } from '../../lib/quota-format';
+import { ImageThumb } from './media-preview';
 import { TaskFilterBar } from './task-filter-bar';
-import { elapsed, TaskProgress, TaskStatusChip } from './task-status';
+import { elapsed, OneLine, TaskProgress, TaskStatusChip, TimeCell } from './task-status';
 
 interface MidjourneyView {
   id: number;
@@ -41,7 +40,7 @@ export default function MidjourneyPage() {
     {
       id: 'mj_id',
       header: t('user.task.taskId'),
-      cell: (r) => r.mj_id || '—',
+      cell: (r) => <OneLine text={r.mj_id} />,
       sortField: 'mj_id',
       hideable: false,
     },
@@ -49,7 +48,13 @@ export default function MidjourneyPage() {
       id: 'submit',
       header: t('user.task.submitTime'),
       sortField: 'submit_time',
-      cell: (r) => formatTimestamp(r.submit_time),
+      cell: (r) => <TimeCell seconds={r.submit_time} />,
+    },
+    {
+      id: 'finish',
+      header: t('user.task.finishTime'),
+      sortField: 'finish_time',
+      cell: (r) => <TimeCell seconds={r.finish_time} />,
     },
     ...(isAdmin
       ? [
@@ -67,7 +72,12 @@ export default function MidjourneyPage() {
           },
         ]
       : []),
-    { id: 'action', header: t('user.task.type'), sortField: 'action', cell: (r) => r.action },
+    {
+      id: 'action',
+      header: t('user.task.type'),
+      sortField: 'action',
+      cell: (r) => <OneLine text={r.action} maxWidth={120} />,
+    },
     {
       id: 'code',
       header: t('user.task.code'),
@@ -82,22 +92,21 @@ export default function MidjourneyPage() {
       cell: (r) => <TaskStatusChip status={r.status} />,
     },
     { id: 'progress', header: t('user.task.progress'), cell: (r) => <TaskProgress value={r.progress} /> },
-    { id: 'elapsed', header: t('user.task.elapsed'), cell: (r) => elapsed(r.submit_time, r.finish_time) },
+    {
+      id: 'elapsed',
+      header: t('user.task.elapsed'),
+      cell: (r) => <OneLine text={elapsed(r.submit_time, r.finish_time)} maxWidth={80} />,
+    },
     { id: 'quota', header: t('user.log.quota'), cell: (r) => formatQuota(r.quota), hiddenByDefault: true },
     {
       id: 'image',
       header: t('user.task.result'),
+      // The gateway's copy (/mj/image/<id>, fetched through the task's channel), never the upstream's
+      // own address: Discord's CDN is often out of the reader's reach, and a self-hosted console asks
+      // no other host. Only rows whose upstream gave an http(s) picture have one.
       cell: (r) =>
-        r.image_url ? (
-          <Link href={r.image_url} target="_blank" rel="noopener noreferrer">
-            <Box
-              component="img"
-              src={r.image_url}
-              alt={r.prompt}
-              loading="lazy"
-              sx={{ width: 64, height: 64, objectFit: 'cover', borderRadius: 1 }}
-            />
-          </Link>
+        /^https?:\/\//i.test(r.image_url) ? (
+          <ImageThumb src={withBase(`/mj/image/${encodeURIComponent(r.mj_id)}`)} alt={r.prompt} />
         ) : (
           '—'
         ),

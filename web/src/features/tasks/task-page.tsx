@@ -1,13 +1,15 @@
 import MenuItem from '@mui/material/MenuItem';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
-import { formatTimestamp } from '@switchyard/domain';
+import { TaskStatus } from '@switchyard/domain';
 import { useTranslation } from 'react-i18next';
 import { useSession } from '../../app/session-context';
 import { type DataColumn, DataTable, useTableQuery, useTableState } from '../../components/data-table';
 import { useQuotaFormat } from '../../lib/quota-format';
+import { TaskMediaPreview } from './media-preview';
 import { TaskFilterBar } from './task-filter-bar';
-import { elapsed, TaskProgress, TaskStatusChip } from './task-status';
+import { taskMedia } from './task-media';
+import { elapsed, OneLine, TaskProgress, TaskStatusChip, TaskStatusLabel, TimeCell } from './task-status';
 
 interface TaskView {
   id: number;
@@ -22,26 +24,25 @@ interface TaskView {
   progress: number;
   quota: number;
   data: unknown;
+  properties: unknown;
   channel_id?: number;
 }
 
-interface Clip {
-  audio_url?: string;
-  image_url?: string;
-  title?: string;
+/** The prompt a task was submitted with, where its provider keeps one in `properties`. */
+function promptOf(properties: unknown): string {
+  if (typeof properties !== 'object' || properties === null) return '';
+  const p = properties as Record<string, unknown>;
+  for (const key of ['prompt', 'gpt_description_prompt', 'description']) {
+    const v = p[key];
+    if (typeof v === 'string' && v.trim() !== '') return v;
+  }
+  return '';
 }
 
-/** Music tasks carry their clips in `data`; the first playable one is previewed. */
-function firstClip(data: unknown): Clip | undefined {
-  const list = Array.isArray(data) ? data : [];
-  return list.find(
-    (c): c is Clip => typeof c === 'object' && c !== null && typeof (c as Clip).audio_url === 'string',
-  );
-}
-
-const USER_FILTERS = ['platform', 'task_id', 'start_timestamp', 'end_timestamp'] as const;
+const USER_FILTERS = ['platform', 'task_id', 'action', 'status', 'start_timestamp', 'end_timestamp'] as const;
 const ADMIN_FILTERS = [...USER_FILTERS, 'channel_id', 'user_id'] as const;
 const PLATFORMS = ['suno', 'kling'] as const;
+const TASK_STATUSES = Object.values(TaskStatus).filter((v) => v !== TaskStatus.Unknown);
 
 /** Async tasks (/panel/task): music, lyrics and video tasks, own or (administrators) all. */
 export default function TaskPage() {
@@ -51,18 +52,23 @@ export default function TaskPage() {
   const table = useTableState({ filters: isAdmin ? ADMIN_FILTERS : USER_FILTERS });
   const query = useTableQuery<TaskView>(isAdmin ? '/api/task' : '/api/task/self', table);
   const columns: DataColumn<TaskView>[] = [
-    { id: 'task_id', header: t('user.task.taskId'), cell: (r) => r.task_id || '—', hideable: false },
+    {
+      id: 'task_id',
+      header: t('user.task.taskId'),
+      cell: (r) => <OneLine text={r.task_id} />,
+      hideable: false,
+    },
     {
       id: 'submit',
       header: t('user.task.submitTime'),
       sortField: 'submit_time',
-      cell: (r) => formatTimestamp(r.submit_time),
+      cell: (r) => <TimeCell seconds={r.submit_time} />,
     },
     {
       id: 'finish',
       header: t('user.task.finishTime'),
       sortField: 'finish_time',
-      cell: (r) => (r.finish_time ? formatTimestamp(r.finish_time) : '—'),
+      cell: (r) => <TimeCell seconds={r.finish_time} />,
     },
     ...(isAdmin
       ? [
@@ -76,27 +82,44 @@ export default function TaskPage() {
         ]
       : []),
     { id: 'platform', header: t('user.task.platform'), sortField: 'platform', cell: (r) => r.platform },
-    { id: 'action', header: t('user.task.type'), cell: (r) => r.action },
-    { id: 'elapsed', header: t('user.task.elapsed'), cell: (r) => elapsed(r.submit_time, r.finish_time) },
+    { id: 'action', header: t('user.task.type'), cell: (r) => <OneLine text={r.action} maxWidth={120} /> },
+    {
+      id: 'elapsed',
+      header: t('user.task.elapsed'),
+      cell: (r) => <OneLine text={elapsed(r.submit_time, r.finish_time)} maxWidth={80} />,
+    },
     { id: 'progress', header: t('user.task.progress'), cell: (r) => <TaskProgress value={r.progress} /> },
     { id: 'status', header: t('user.task.status'), cell: (r) => <TaskStatusChip status={r.status} /> },
     { id: 'quota', header: t('user.log.quota'), cell: (r) => formatQuota(r.quota), hiddenByDefault: true },
     {
       id: 'result',
       header: t('user.task.result'),
-      cell: (r) => {
-        const clip = firstClip(r.data);
-        return clip?.audio_url ? (
-          // biome-ignore lint/a11y/useMediaCaption: generated music has no caption track
-          <audio controls preload="none" src={clip.audio_url} style={{ height: 32, maxWidth: 220 }} />
+      // A failed task's result is why it failed: the reason stays in sight in a wide table.
+      cell: (r) =>
+        r.status === TaskStatus.Failure && r.fail_reason ? (
+          <Typography variant="body2" color="error" sx={{ maxWidth: 240 }}>
+            {r.fail_reason}
+          </Typography>
         ) : (
-          '—'
+          <TaskMediaPreview media={taskMedia(r.data)} />
+        ),
+    },
+    {
+      id: 'prompt',
+      header: t('user.task.prompt'),
+      cell: (r) => {
+        const prompt = promptOf(r.properties);
+        return (
+          <Typography variant="body2" noWrap title={prompt} sx={{ maxWidth: 220 }}>
+            {prompt || '—'}
+          </Typography>
         );
       },
     },
     {
       id: 'fail',
       header: t('user.task.failReason'),
+      hiddenByDefault: true,
       cell: (r) => (
         <Typography variant="body2" color="error" noWrap title={r.fail_reason} sx={{ maxWidth: 200 }}>
           {r.fail_reason}
@@ -106,6 +129,7 @@ export default function TaskPage() {
   ];
   const fields = [
     { name: 'task_id', label: t('user.task.taskId') },
+    { name: 'action', label: t('user.task.type') },
     ...(isAdmin
       ? [
           { name: 'channel_id', label: t('user.log.channelId') },
@@ -127,8 +151,9 @@ export default function TaskPage() {
           filters={table.state.filters}
           onApply={(next) => table.setFilters(next)}
           onReset={() => table.resetFilters()}
-          extra={(draft, set) => (
+          extra={(draft, set) => [
             <TextField
+              key="platform"
               select
               size="small"
               label={t('user.task.platform')}
@@ -142,8 +167,24 @@ export default function TaskPage() {
                   {t(`user.task.platforms.${p}`)}
                 </MenuItem>
               ))}
-            </TextField>
-          )}
+            </TextField>,
+            <TextField
+              key="status"
+              select
+              size="small"
+              label={t('user.task.status')}
+              value={draft.status ?? ''}
+              onChange={(e) => set('status', e.target.value)}
+              sx={{ width: 130 }}
+            >
+              <MenuItem value="">{t('user.common.all')}</MenuItem>
+              {TASK_STATUSES.map((status) => (
+                <MenuItem key={status} value={status}>
+                  <TaskStatusLabel status={status} />
+                </MenuItem>
+              ))}
+            </TextField>,
+          ]}
         />
       }
       emptyText={t('user.task.empty')}

@@ -2,7 +2,7 @@ import Box from '@mui/material/Box';
 import Chip from '@mui/material/Chip';
 import LinearProgress from '@mui/material/LinearProgress';
 import Typography from '@mui/material/Typography';
-import { TaskStatus } from '@switchyard/domain';
+import { formatTimestamp, TaskStatus } from '@switchyard/domain';
 import { useTranslation } from 'react-i18next';
 import type { MessageKey } from '../../i18n/message-key';
 
@@ -31,6 +31,13 @@ export function TaskStatusChip({ status }: { status: string }) {
   );
 }
 
+/** A status's name in the reader's language (the filter's choices). */
+export function TaskStatusLabel({ status }: { status: string }) {
+  const { t } = useTranslation();
+  const known = STATUS[status];
+  return <>{known ? t(known.text) : status}</>;
+}
+
 /** Progress as a bar and a percentage; accepts "40%" (image tasks) or 40 (async tasks). */
 export function TaskProgress({ value }: { value: string | number }) {
   const n = typeof value === 'number' ? value : Number.parseFloat(value);
@@ -46,4 +53,26 @@ export function TaskProgress({ value }: { value: string | number }) {
 /** Seconds between submit and finish, or '—' while unfinished. */
 export function elapsed(submit: number, finish: number): string {
   return submit > 0 && finish >= submit ? `${finish - submit}s` : '—';
+}
+
+/** A time as date over clock, neither broken: the task tables have many columns to fit. */
+export function TimeCell({ seconds }: { seconds: number }) {
+  if (!seconds) return <>—</>;
+  const [date, clock] = formatTimestamp(seconds).split(' ');
+  return (
+    <Box component="span" sx={{ display: 'inline-block', whiteSpace: 'nowrap' }}>
+      {date}
+      <br />
+      {clock}
+    </Box>
+  );
+}
+
+/** Short text (an id, a type) kept on one line, cut with an ellipsis past `maxWidth`. */
+export function OneLine({ text, maxWidth = 160 }: { text: string; maxWidth?: number }) {
+  return (
+    <Typography variant="body2" noWrap title={text} sx={{ maxWidth }}>
+      {text || '—'}
+    </Typography>
+  );
 }

@@ -1,6 +1,7 @@
 import AddOutlined from '@mui/icons-material/AddOutlined';
 import DeleteOutlined from '@mui/icons-material/DeleteOutlined';
 import EditOutlined from '@mui/icons-material/EditOutlined';
+import RefreshOutlined from '@mui/icons-material/RefreshOutlined';
 import Alert from '@mui/material/Alert';
 import Button from '@mui/material/Button';
 import IconButton from '@mui/material/IconButton';
@@ -44,6 +45,11 @@ export default function TelegramMenuPage() {
     invalidate: [PATH],
     success: t('admin.common.deleted'),
   });
+  // Restarts the bot and registers its command list (built-ins and this menu) with Telegram again.
+  const reload = useAdminAction(() => api<{ status: boolean }>('PUT', `${PATH}/reload`), {
+    invalidate: [PATH],
+    success: (r) => t(r.status ? 'admin.telegram.reloaded' : 'admin.telegram.reloadedOff'),
+  });
   const entry = editing.entry;
   const initial = useMemo<FormValues>(
     () => ({
@@ -81,13 +87,23 @@ export default function TelegramMenuPage() {
       {confirm}
       <PageHeader
         actions={
-          <Button
-            variant="contained"
-            startIcon={<AddOutlined />}
-            onClick={() => setEditing({ open: true, entry: null })}
-          >
-            {t('admin.telegram.create')}
-          </Button>
+          <Stack direction="row" spacing={1}>
+            <Button
+              variant="outlined"
+              startIcon={<RefreshOutlined />}
+              disabled={reload.isPending}
+              onClick={() => reload.mutate(undefined)}
+            >
+              {t('admin.telegram.reload')}
+            </Button>
+            <Button
+              variant="contained"
+              startIcon={<AddOutlined />}
+              onClick={() => setEditing({ open: true, entry: null })}
+            >
+              {t('admin.telegram.create')}
+            </Button>
+          </Stack>
         }
       />
       <Alert severity={status.data?.status ? 'success' : 'info'} sx={{ mb: 2 }} data-testid="telegram-status">
