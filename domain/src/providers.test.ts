@@ -3,6 +3,7 @@ import {
   MODEL_OWNER_MIN_CUSTOM_ID,
   openAiCompatibleRoot,
   providerById,
+  providerIdsWith,
   providers,
   reservedModelOwners,
 } from './providers.js';
@@ -104,6 +105,21 @@ describe('provider catalog', () => {
   it('returns undefined for an unknown type', () => {
     expect(providerById(2)).toBeUndefined();
     expect(providerById(9999)).toBeUndefined();
+  });
+});
+
+describe('request capabilities', () => {
+  it('are OpenAI request fields, so only OpenAI-style rows (OpenAI, Azure, compatible vendors) have them', () => {
+    for (const capability of ['streamUsageOption', 'maxCompletionTokens', 'reasoningEffort'] as const) {
+      const ids = providerIdsWith(capability);
+      expect(ids.has(1), capability).toBe(true);
+      for (const id of ids)
+        expect(['openai', 'azure'], `${capability} ${id}`).toContain(providerById(id)?.protocol);
+    }
+    // Vendors that refuse unknown fields, or send usage unasked, are not asked for it.
+    const mistral = providers.find((p) => p.name === 'Mistral');
+    expect(mistral && providerIdsWith('streamUsageOption').has(mistral.id)).toBe(false);
+    expect(providerIdsWith('nativeResponses')).toEqual(new Set([1]));
   });
 });
 

@@ -56,6 +56,19 @@ export interface ProviderDef {
   supportsModelList: boolean;
   /** Serves OpenAI's Responses API itself, so `/v1/responses` passes through untranslated. */
   nativeResponses?: boolean;
+  /**
+   * Honours `stream_options.include_usage`, so the gateway asks a streamed call for its usage. Other
+   * OpenAI-style vendors get the client's body unchanged: some refuse unknown fields, and several
+   * (Mistral, Groq, Moonshot) send usage on their own.
+   */
+  streamUsageOption?: boolean;
+  /** Takes `max_completion_tokens` for every chat model (its reasoning models refuse `max_tokens`). */
+  maxCompletionTokens?: boolean;
+  /**
+   * Takes OpenAI's `reasoning_effort`. A body translated for other vendors leaves it out: strict ones
+   * (Mistral) refuse unknown fields, and others (Groq) refuse it for models that do not reason.
+   */
+  reasoningEffort?: boolean;
   fields: ProviderField[];
   icon: string;
 }
@@ -126,6 +139,9 @@ function row(r: Row): ProviderDef {
   if (r.otherDefault !== undefined) def.otherDefault = r.otherDefault;
   if (r.otherPlaceholder !== undefined) def.otherPlaceholder = r.otherPlaceholder;
   if (r.nativeResponses) def.nativeResponses = true;
+  if (r.streamUsageOption) def.streamUsageOption = true;
+  if (r.maxCompletionTokens) def.maxCompletionTokens = true;
+  if (r.reasoningEffort) def.reasoningEffort = true;
   return def;
 }
 
@@ -144,6 +160,9 @@ function ownerOnly(id: number, name: string, slug: string, iconSlug?: string): P
 export const providers: readonly ProviderDef[] = [
   row({
     id: 1,
+    streamUsageOption: true,
+    maxCompletionTokens: true,
+    reasoningEffort: true,
     name: 'OpenAI',
     slug: 'openai',
     protocol: 'openai',
@@ -155,6 +174,8 @@ export const providers: readonly ProviderDef[] = [
   }),
   row({
     id: 3,
+    streamUsageOption: true,
+    reasoningEffort: true,
     name: 'Azure OpenAI',
     slug: 'azure',
     protocol: 'azure',
@@ -167,6 +188,7 @@ export const providers: readonly ProviderDef[] = [
   }),
   row({
     id: 8,
+    reasoningEffort: true,
     name: 'Custom',
     slug: 'custom',
     protocol: 'openai',
@@ -198,6 +220,7 @@ export const providers: readonly ProviderDef[] = [
   }),
   row({
     id: 15,
+    streamUsageOption: true,
     name: 'Baidu Qianfan',
     slug: 'baidu',
     protocol: 'openai',
@@ -225,6 +248,7 @@ export const providers: readonly ProviderDef[] = [
   }),
   row({
     id: 17,
+    streamUsageOption: true,
     name: 'Alibaba DashScope',
     slug: 'dashscope',
     protocol: 'openai',
@@ -246,6 +270,8 @@ export const providers: readonly ProviderDef[] = [
   row({ id: 19, name: '360 AI', slug: 'ai360', protocol: 'openai', defaultBaseUrl: 'https://api.360.cn/v1' }),
   row({
     id: 20,
+    streamUsageOption: true,
+    reasoningEffort: true,
     name: 'OpenRouter',
     slug: 'openrouter',
     protocol: 'openai',
@@ -313,6 +339,7 @@ export const providers: readonly ProviderDef[] = [
   }),
   row({
     id: 28,
+    streamUsageOption: true,
     name: 'DeepSeek',
     slug: 'deepseek',
     protocol: 'openai',
@@ -471,6 +498,7 @@ export const providers: readonly ProviderDef[] = [
   ownerOnly(48, 'Rerank', 'rerank', 'cohere'),
   row({
     id: 49,
+    reasoningEffort: true,
     name: 'GitHub Models',
     slug: 'github',
     protocol: 'openai',
@@ -512,6 +540,8 @@ export const providers: readonly ProviderDef[] = [
   }),
   row({
     id: 55,
+    streamUsageOption: true,
+    reasoningEffort: true,
     name: 'Azure OpenAI v1',
     slug: 'azureV1',
     protocol: 'openai',
@@ -522,6 +552,7 @@ export const providers: readonly ProviderDef[] = [
   }),
   row({
     id: 56,
+    reasoningEffort: true,
     name: 'xAI',
     slug: 'xai',
     protocol: 'openai',
@@ -540,6 +571,17 @@ export function providerById(id: number): ProviderDef | undefined {
 
 /** Model-owner ids up to 1000 are the channel-type numbers; admins create ids from here up. */
 export const MODEL_OWNER_MIN_CUSTOM_ID = 1001;
+
+export type ProviderCapability =
+  | 'nativeResponses'
+  | 'streamUsageOption'
+  | 'maxCompletionTokens'
+  | 'reasoningEffort';
+
+/** The channel types whose catalog row has `capability`. */
+export function providerIdsWith(capability: ProviderCapability): ReadonlySet<number> {
+  return new Set(providers.filter((p) => p[capability] === true).map((p) => p.id));
+}
 
 /** The reserved model owners seeded at start: one per catalog row. */
 export function reservedModelOwners(): { id: number; name: string; icon: string }[] {

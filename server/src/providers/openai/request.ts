@@ -1,5 +1,5 @@
 import { pipeline, type Readable } from 'node:stream';
-import { openAiCompatibleRoot, providerById } from '@switchyard/domain';
+import { openAiCompatibleRoot, providerById, providerIdsWith } from '@switchyard/domain';
 import { editJsonObject } from '../json-splice.js';
 import { withChannelHeaders } from '../upstream-headers.js';
 import { multipartBoundary, multipartFieldTransform, rewriteMultipartField } from './multipart-field.js';
@@ -33,28 +33,14 @@ export const MULTIPART_ENDPOINTS: ReadonlySet<OpenAiEndpoint> = new Set([
 /** Endpoints that take `stream_options.include_usage` when streaming. */
 const USAGE_OPTION_ENDPOINTS: ReadonlySet<OpenAiEndpoint> = new Set(['chat/completions', 'completions']);
 
-/**
- * Channel types whose upstream honours `stream_options.include_usage` (OpenAI, Azure, Baidu Qianfan
- * v2, DashScope compatible mode, OpenRouter, DeepSeek, Azure v1). Other OpenAI-compatible vendors
- * get the client's body unchanged: some reject unknown fields, and several (Mistral, Groq, Moonshot)
- * send usage on their own, which the stream meter picks up.
- */
-export const INCLUDE_USAGE_CHANNEL_TYPES: ReadonlySet<number> = new Set([1, 3, 15, 17, 20, 28, 55]);
-
-/**
- * Channel types that take `max_completion_tokens` for every chat model (OpenAI itself; its
- * reasoning models refuse `max_tokens`). A body the gateway builds for them (translated from
- * another dialect) carries the limit there; other vendors keep the older `max_tokens`.
- */
-export const MAX_COMPLETION_TOKENS_CHANNEL_TYPES: ReadonlySet<number> = new Set([1]);
-
-/**
- * Channel types that take OpenAI's `reasoning_effort` (OpenAI, Azure, Azure v1, OpenRouter, GitHub
- * Models, xAI, and Custom, usually another OpenAI-style gateway). A body the gateway translates
- * for other vendors leaves it out: strict ones (Mistral) refuse unknown fields, and others (Groq)
- * refuse it for models that do not reason.
- */
-export const REASONING_EFFORT_CHANNEL_TYPES: ReadonlySet<number> = new Set([1, 3, 8, 20, 49, 55, 56]);
+// What each channel type's upstream accepts is in the provider catalog (domain/src/providers.ts);
+// the sets are built once, so the hot path's lookup stays a Set.has.
+/** Channel types whose upstream honours `stream_options.include_usage`. */
+export const INCLUDE_USAGE_CHANNEL_TYPES = providerIdsWith('streamUsageOption');
+/** Channel types that take `max_completion_tokens` for every chat model. */
+export const MAX_COMPLETION_TOKENS_CHANNEL_TYPES = providerIdsWith('maxCompletionTokens');
+/** Channel types that take OpenAI's `reasoning_effort`. */
+export const REASONING_EFFORT_CHANNEL_TYPES = providerIdsWith('reasoningEffort');
 
 /**
  * Relay modes of the Custom channel's `plugin.customize` map (one-hub's relay-mode numbers) ->
