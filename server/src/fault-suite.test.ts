@@ -351,6 +351,9 @@ for (const target of engineTargets()) {
         await after.stop();
         node.child.kill('SIGTERM');
         expect((await node.exited).code).toBe(0);
+        // A 500 names its cause in the node's error log lines.
+        const errors = node.log.split('\n').filter((l) => l.includes('"level":50'));
+        expect(load.internalErrors + after.internalErrors, errors.join('\n')).toBe(0);
         expectBalanced(await books(own.url), load.completed + after.completed, load, after);
       },
       120_000,

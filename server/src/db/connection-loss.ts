@@ -21,6 +21,10 @@ export function isConnectionLoss(err: unknown): boolean {
   }
   if (typeof e.errno === 'number' && MYSQL_ERRNOS.has(e.errno)) return true;
   if (e.fatal === true) return true;
-  // pg reports a socket closed under a query by message only.
-  return typeof e.message === 'string' && /^Connection terminated/.test(e.message);
+  // pg reports a socket closed under a query, and a query sent on a pooled client whose socket died
+  // in between, by message only.
+  return (
+    typeof e.message === 'string' &&
+    /^(Connection terminated|Client has encountered a connection error|Client was closed)/.test(e.message)
+  );
 }
