@@ -4,6 +4,7 @@ import { providerById } from '@switchyard/domain';
 import type { FastifyBaseLogger } from 'fastify';
 import { WebSocketServer } from 'ws';
 import { type BearerKey, bearerKeyFromHeaders, parseBearerKey } from '../auth/api-keys.js';
+import type { Reservation } from '../billing/ledger.js';
 import { reserveAmount } from '../billing/quota-math.js';
 import { hasUnstorableText } from '../db/storable-text.js';
 import { requestIdOf } from '../http/request-ids.js';
@@ -11,7 +12,7 @@ import { SocketConnector } from '../outbound/socket-connector.js';
 import { errorBodyFor } from '../relay/dialect-errors.js';
 import { checkGroupRate } from '../relay/group-rate-limit.js';
 import { RelayError, relayErrors } from '../relay/relay-error.js';
-import { priceOf } from '../relay/relay-pipeline.js';
+import { priceOf, reserveForCaller } from '../relay/relay-pipeline.js';
 import { asRelayError } from '../relay/relay-routes.js';
 import type { Selection } from '../relay/routing/channel-selector.js';
 import type { RelayCaller } from '../relay/token-auth.js';
@@ -197,7 +198,7 @@ export class RealtimeGateway {
     }
 
     const release = this.admit(ip, caller.token.id);
-    let reservation: Awaited<ReturnType<typeof r.ledger.reserve>> | undefined;
+    let reservation: Reservation | undefined;
     const left = new AbortController();
     const onGone = () => left.abort();
     socket.once('close', onGone);
@@ -212,17 +213,7 @@ export class RealtimeGateway {
       // from opening or going on with a session whose price is not free (PreConsumedQuota 0).
       const paid = price.type === 'times' ? price.input > 0 : price.input > 0 || price.output > 0;
       const amount = paid && caller.group.ratio > 0 ? Math.max(1, estimate) : estimate;
-      reservation = await r.ledger.reserve({
-        userId: caller.user.id,
-        tokenId: caller.token.id,
-        tokenUnlimited: caller.token.unlimited_quota === 1,
-        amount,
-      });
-      if (!reservation.ok) {
-        throw reservation.reason === 'insufficient_user_quota'
-          ? relayErrors.insufficientUserQuota()
-          : relayErrors.insufficientTokenQuota();
-      }
+      reservation = await reserveForCaller(r.ledger, caller, amount);
       const beta =
         String(req.headers['openai-beta'] ?? '').includes('realtime=v1') ||
         offeredProtocols(req).includes(BETA_PROTOCOL);
@@ -239,7 +230,7 @@ export class RealtimeGateway {
         upstream.ws.terminate();
         throw new RelayError(499, 'invalid_request_error', 'client_closed_request', 'The client left');
       }
-      const held = reservation.reservation;
+      const held = reservation;
       reservation = undefined;
       let upgraded = false;
       this.wss.handleUpgrade(req, socket, head, (client) => {
@@ -277,7 +268,7 @@ export class RealtimeGateway {
     } catch (err) {
       socket.off('close', onGone);
       release();
-      if (reservation?.ok) await r.ledger.release(reservation.reservation);
+      if (reservation) await r.ledger.release(reservation);
       throw err;
     }
   }

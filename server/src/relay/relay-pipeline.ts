@@ -4,7 +4,7 @@ import { LogType } from '@switchyard/domain';
 import type { FastifyBaseLogger } from 'fastify';
 import type { BearerKey } from '../auth/api-keys.js';
 import { billsDeliveredOnly } from '../billing/delivered-only.js';
-import type { Reservation } from '../billing/ledger.js';
+import type { Ledger, Reservation } from '../billing/ledger.js';
 import type { ModelPrice } from '../billing/price-book.js';
 import { breakdownMetadata, computeQuota, reserveAmount } from '../billing/quota-math.js';
 import { emptyUsage, type Usage } from '../billing/usage.js';
@@ -143,6 +143,29 @@ function unpricedFallback(s: Services, model: string): ModelPrice | undefined {
 }
 
 /** The price the relay bills `model` at: its own (exact or wildcard), else the unpriced default. */
+/**
+ * Reserves `amount` against the caller's account and key. A refusal is the client's answer: which
+ * of the two ran out, in the client's own error shape.
+ */
+export async function reserveForCaller(
+  ledger: Ledger,
+  caller: RelayCaller,
+  amount: number,
+): Promise<Reservation> {
+  const reserved = await ledger.reserve({
+    userId: caller.user.id,
+    tokenId: caller.token.id,
+    tokenUnlimited: caller.token.unlimited_quota === 1,
+    amount,
+  });
+  if (!reserved.ok) {
+    throw reserved.reason === 'insufficient_user_quota'
+      ? relayErrors.insufficientUserQuota()
+      : relayErrors.insufficientTokenQuota();
+  }
+  return reserved.reservation;
+}
+
 export function priceOf(s: Services, model: string): ModelPrice | undefined {
   return s.relay.tables.prices.lookup(model) ?? unpricedFallback(s, model);
 }
@@ -518,18 +541,7 @@ async function relayCall(
     n: call.n,
     preConsumedQuota: o.PreConsumedQuota,
   });
-  const reserved = await r.ledger.reserve({
-    userId: caller.user.id,
-    tokenId: caller.token.id,
-    tokenUnlimited: caller.token.unlimited_quota === 1,
-    amount,
-  });
-  if (!reserved.ok) {
-    throw reserved.reason === 'insufficient_user_quota'
-      ? relayErrors.insufficientUserQuota()
-      : relayErrors.insufficientTokenQuota();
-  }
-  const reservation = reserved.reservation;
+  const reservation = await reserveForCaller(r.ledger, caller, amount);
 
   // A client that leaves before the upstream answered cancels the call: the upstream's socket is
   // closed and the reserve goes back at once, instead of waiting for an upstream that may hang.

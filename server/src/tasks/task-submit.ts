@@ -6,7 +6,7 @@ import { hasUnstorableText } from '../db/storable-text.js';
 import type { ChannelAccess } from '../relay/channel-transports.js';
 import { checkGroupRate } from '../relay/group-rate-limit.js';
 import { RelayError, relayErrors } from '../relay/relay-error.js';
-import { priceOf } from '../relay/relay-pipeline.js';
+import { priceOf, reserveForCaller } from '../relay/relay-pipeline.js';
 import type { Selection } from '../relay/routing/channel-selector.js';
 import type { RelayCaller } from '../relay/token-auth.js';
 import type { Services } from '../services.js';
@@ -143,18 +143,7 @@ export async function submitTask<A>(
   }
   // One call at the model's price (a per-call price; a token price bills one prompt token).
   const amount = computeQuota(price, caller.group.ratio, { ...emptyUsage(), inputTokens: 1 }).quota;
-  const reserved = await r.ledger.reserve({
-    userId: caller.user.id,
-    tokenId: caller.token.id,
-    tokenUnlimited: caller.token.unlimited_quota === 1,
-    amount,
-  });
-  if (!reserved.ok) {
-    throw reserved.reason === 'insufficient_user_quota'
-      ? relayErrors.insufficientUserQuota()
-      : relayErrors.insufficientTokenQuota();
-  }
-  const reservation = reserved.reservation;
+  const reservation = await reserveForCaller(r.ledger, caller, amount);
   const startedMs = s.clock.nowMs();
   const o = s.options.current;
   const attempts = Math.max(1, o.RetryTimes + 1);
