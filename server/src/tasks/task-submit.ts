@@ -1,8 +1,9 @@
-import { isAdminRole, LogType, providerById } from '@switchyard/domain';
+import { isAdminRole, LogType, providerById, TaskStatus } from '@switchyard/domain';
 import type { FastifyBaseLogger } from 'fastify';
 import { computeQuota } from '../billing/quota-math.js';
 import { emptyUsage } from '../billing/usage.js';
-import { hasUnstorableText } from '../db/storable-text.js';
+import type { NewTask } from '../db/queries/tasks.js';
+import { hasUnstorableText, storableText } from '../db/storable-text.js';
 import type { ChannelAccess } from '../relay/channel-transports.js';
 import { checkGroupRate } from '../relay/group-rate-limit.js';
 import { RelayError, relayErrors } from '../relay/relay-error.js';
@@ -72,6 +73,40 @@ function channelFault(status: number): RelayError | undefined {
 }
 
 /** The token's user may see any task: administrators. */
+/** The `tasks` row of a task the upstream just took (Suno, Kling): submitted, nothing reported yet. */
+export function submittedTaskRow(t: {
+  now: number;
+  platform: string;
+  upstreamId: string;
+  caller: RelayCaller;
+  selection: Selection;
+  quota: number;
+  action: string;
+  properties: string;
+  data: string;
+}): NewTask {
+  return {
+    created_at: t.now,
+    updated_at: t.now,
+    task_id: storableText(t.upstreamId).slice(0, 190),
+    platform: t.platform,
+    user_id: t.caller.user.id,
+    token_id: t.caller.token.id,
+    channel_id: t.selection.channel.id,
+    quota: t.quota,
+    action: t.action,
+    status: TaskStatus.Submitted,
+    fail_reason: '',
+    submit_time: t.now,
+    start_time: 0,
+    finish_time: 0,
+    progress: 0,
+    properties: t.properties,
+    data: t.data,
+    notify_hook: '',
+  };
+}
+
 export function seesEveryTask(caller: RelayCaller): boolean {
   return isAdminRole(caller.user.role);
 }

@@ -1,14 +1,12 @@
-import { TaskStatus } from '@switchyard/domain';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { bearerKeyFromHeaders } from '../../auth/api-keys.js';
 import type { TaskRow } from '../../db/queries/tasks.js';
-import { storableText } from '../../db/storable-text.js';
 import { asRelayError } from '../../relay/relay-routes.js';
 import type { RelayCaller } from '../../relay/token-auth.js';
 import type { Services } from '../../services.js';
 import { boundedJson } from '../midjourney/mj-wire.js';
 import { parseJsonBody, TaskRequestError } from '../task-request.js';
-import { seesEveryTask, submitTask } from '../task-submit.js';
+import { seesEveryTask, submitTask, submittedTaskRow } from '../task-submit.js';
 import { callTaskUpstream, joinUrl, TaskUpstreamError } from '../task-upstream.js';
 import { KLING_PLATFORM, KLING_VIDEO_ACTIONS, klingModel, presentKlingTask } from './kling-wire.js';
 
@@ -75,27 +73,19 @@ async function submit(
       return { ok: false, status: answer.status === 200 ? 400 : answer.status, body: upstream };
     },
     async record(accepted, upstreamId, selection, quota) {
-      const now = s.clock.nowSeconds();
-      return s.repos.tasks.insert({
-        created_at: now,
-        updated_at: now,
-        task_id: storableText(upstreamId).slice(0, 190),
-        platform: KLING_PLATFORM,
-        user_id: caller.user.id,
-        token_id: caller.token.id,
-        channel_id: selection.channel.id,
-        quota,
-        action,
-        status: TaskStatus.Submitted,
-        fail_reason: '',
-        submit_time: now,
-        start_time: 0,
-        finish_time: 0,
-        progress: 0,
-        properties: boundedJson({ class: klass, model }, '{}'),
-        data: boundedJson(accepted, 'null'),
-        notify_hook: '',
-      });
+      return s.repos.tasks.insert(
+        submittedTaskRow({
+          now: s.clock.nowSeconds(),
+          platform: KLING_PLATFORM,
+          upstreamId,
+          caller,
+          selection,
+          quota,
+          action,
+          properties: boundedJson({ class: klass, model }, '{}'),
+          data: boundedJson(accepted, 'null'),
+        }),
+      );
     },
     charged: (rowId, quota) => s.repos.tasks.setQuota(rowId, quota),
   });
