@@ -326,21 +326,24 @@ export default function LogsPage() {
     {
       id: 'detail',
       header: t('user.log.detail'),
-      cell: (r) => (
-        <Stack direction="row" spacing={0.5} sx={{ alignItems: 'center', maxWidth: 320 }}>
-          <IconButton
-            size="small"
-            aria-label={t('user.log.detailTitle')}
-            onClick={() => setDetail(r)}
-            data-testid={`log-detail-${r.id}`}
-          >
-            <InfoOutlined fontSize="small" />
-          </IconButton>
-          <Typography variant="body2" noWrap title={logText(r, t, formatQuota)}>
-            {logText(r, t, formatQuota)}
-          </Typography>
-        </Stack>
-      ),
+      cell: (r) => {
+        const text = logText(r, t, formatQuota);
+        return (
+          <Stack direction="row" spacing={0.5} sx={{ alignItems: 'center', maxWidth: 320 }}>
+            <IconButton
+              size="small"
+              aria-label={t('user.log.detailTitle')}
+              onClick={() => setDetail(r)}
+              data-testid={`log-detail-${r.id}`}
+            >
+              <InfoOutlined fontSize="small" />
+            </IconButton>
+            <Typography variant="body2" noWrap title={text}>
+              {text}
+            </Typography>
+          </Stack>
+        );
+      },
     },
   ];
 
