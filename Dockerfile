@@ -2,7 +2,7 @@
 # Switchyard: the gateway and its console in one image. Data (SQLite file, generated secrets) under
 # /data; set DATABASE_URL for PostgreSQL or MySQL and REDIS_URL for several replicas.
 
-FROM docker.io/library/node:20-slim AS build
+FROM docker.io/library/node:24-slim AS build
 WORKDIR /app
 # Dependencies first, so a source change does not reinstall them.
 COPY package.json package-lock.json ./
@@ -18,7 +18,7 @@ COPY server server
 COPY web web
 RUN npx tsc -b domain server && npm run build -w web
 
-FROM docker.io/library/node:20-slim AS runtime
+FROM docker.io/library/node:24-slim AS runtime
 ENV NODE_ENV=production \
     DATA_DIR=/data \
     PORT=3000 \

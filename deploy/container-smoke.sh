@@ -15,7 +15,7 @@ if [ -z "$RUNTIME" ]; then
   echo "container smoke test skipped: neither podman nor docker can run containers here (docker info / podman info failed)"
   exit 0
 fi
-BASE=docker.io/library/node:20-slim
+BASE=$(sed -n "s/^FROM \([^ ]*\).*/\1/p" Dockerfile | head -n 1)
 if ! "$RUNTIME" image inspect "$BASE" >/dev/null 2>&1 && ! "$RUNTIME" pull "$BASE" >/dev/null 2>&1; then
   echo "container smoke test skipped: $RUNTIME runs here but cannot pull $BASE (no registry access)"
   exit 0
