@@ -244,9 +244,12 @@ export async function composeServices(
         new MemoryTokenBucket(clock.nowMs),
         breaker,
       );
+      const freezes = new MemoryChannelHealth(clock.nowMs);
       health = new FallbackChannelHealth(
-        new RedisChannelHealth(redis, `${config.redisKeyPrefix}freeze:`, (err) => breaker.trip(String(err))),
-        new MemoryChannelHealth(clock.nowMs),
+        new RedisChannelHealth(redis, subscriber, freezes, `${config.redisKeyPrefix}freeze:`, (err) =>
+          breaker.trip(String(err)),
+        ),
+        freezes,
         breaker,
       );
     } else {

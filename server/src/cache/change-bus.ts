@@ -46,7 +46,10 @@ export class RedisChangeBus implements ChangeBus {
   ) {
     this.channel = prefix;
     void this.subscriber.subscribe(this.channel).catch(() => {});
-    this.subscriber.on('message', (_channel: string, topic: string) => void this.local.publish(topic));
+    // The connection may carry other channels (the channel freezes').
+    this.subscriber.on('message', (channel: string, topic: string) => {
+      if (channel === this.channel) void this.local.publish(topic);
+    });
     // ioredis subscribes again after a reconnection, but what was published meanwhile is gone:
     // everything is reloaded instead of relying on it.
     let connected = false;

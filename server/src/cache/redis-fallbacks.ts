@@ -81,7 +81,10 @@ export class FallbackKvStore implements KvStore {
   }
 }
 
-/** Channel freezes: shared through Redis, on this node only while it is away. */
+/**
+ * Channel freezes: every node reads its own memory (`memory`, which `redis` keeps in step with the
+ * others); a freeze is shared through Redis while it answers, and stays on this node while it is away.
+ */
 export class FallbackChannelHealth implements ChannelHealth {
   constructor(
     private readonly redis: ChannelHealth,
@@ -89,19 +92,17 @@ export class FallbackChannelHealth implements ChannelHealth {
     private readonly breaker: RedisBreaker,
   ) {}
   async freeze(channelId: number, model: string, seconds: number) {
-    await this.memory.freeze(channelId, model, seconds);
     if (this.breaker.available) await this.redis.freeze(channelId, model, seconds);
+    else await this.memory.freeze(channelId, model, seconds);
   }
   isFrozen(channelId: number, model: string, now: number) {
-    if (!this.breaker.available) return this.memory.isFrozen(channelId, model, now);
-    return this.redis.isFrozen(channelId, model, now);
+    return this.memory.isFrozen(channelId, model, now);
   }
   frozenAmong(channelIds: readonly number[], model: string, now: number) {
-    if (!this.breaker.available) return this.memory.frozenAmong(channelIds, model, now);
-    return this.redis.frozenAmong(channelIds, model, now);
+    return this.memory.frozenAmong(channelIds, model, now);
   }
   async close() {
-    await this.memory.close();
     await this.redis.close();
+    await this.memory.close();
   }
 }

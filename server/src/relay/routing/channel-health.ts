@@ -79,61 +79,104 @@ export class MemoryChannelHealth implements ChannelHealth {
 }
 
 /**
- * Freezes as Redis keys with a TTL, so all nodes skip the same pairs. Expiry follows the Redis
- * server's clock (the `now` argument is not used), which keeps nodes with skewed clocks in
- * agreement. A freeze is a hint: if Redis fails, the error is reported and the channel counts as
- * not frozen, so an outage of the cache never stops routing.
+ * Freezes every node honours without a Redis round trip per call: the selector reads this node's
+ * memory (`local`). A freeze is written there, kept in Redis as a key with a TTL (for a node that
+ * connects later) and published; each node's subscription copies the others' into its memory, and
+ * a (re)connected subscriber reloads the keys, since what was published meanwhile is gone. The TTL
+ * travels, not an end time, so nodes with skewed clocks agree. A freeze is a hint: if Redis fails,
+ * the error is reported and the other nodes simply do not learn of it.
  */
 export class RedisChannelHealth implements ChannelHealth {
+  private readonly channel: string;
+  private readonly onMessage = (channel: string, message: string) => {
+    if (channel !== this.channel) return;
+    const [ttl, id, ...model] = message.split(':');
+    const channelId = Number(id);
+    const ttlMs = Number(ttl);
+    if (Number.isInteger(channelId) && ttlMs > 0)
+      void this.local.freeze(channelId, model.join(':'), ttlMs / 1000);
+  };
+  private readonly onReady = () => void this.load();
+
+  /** `subscriber` is a connection in subscriber mode (it may carry other channels too). */
   constructor(
     private readonly redis: Redis,
+    private readonly subscriber: Redis,
+    private readonly local: ChannelHealth,
     private readonly prefix = 'sy:freeze:',
     private readonly onError: (err: unknown) => void = () => {},
-  ) {}
+  ) {
+    // Not a key name: pair keys are "<channel id>:<model>".
+    this.channel = `${prefix}events`;
+    subscriber.on('message', this.onMessage);
+    subscriber.on('ready', this.onReady);
+    subscriber.subscribe(this.channel).catch(onError);
+    void this.load();
+  }
 
   async freeze(channelId: number, model: string, seconds: number): Promise<void> {
     if (!(seconds > 0)) return;
-    const key = this.prefix + pairKey(channelId, model);
+    await this.local.freeze(channelId, model, seconds);
+    const pair = pairKey(channelId, model);
     const ttlMs = Math.max(1, Math.ceil(seconds * 1000));
     try {
       // PX with GT would keep the longer of two freezes but needs Redis 7; a plain SET is close enough.
-      // The value is the end by this node's clock: it only orders freezes, Redis expires them.
-      await this.redis.set(key, String(Date.now() + ttlMs), 'PX', ttlMs);
+      await this.redis
+        .multi()
+        .set(this.prefix + pair, String(ttlMs), 'PX', ttlMs)
+        .publish(this.channel, `${ttlMs}:${pair}`)
+        .exec();
     } catch (err) {
       this.onError(err);
     }
   }
 
-  async isFrozen(channelId: number, model: string, _now: number): Promise<boolean> {
-    try {
-      return (await this.redis.exists(this.prefix + pairKey(channelId, model))) === 1;
-    } catch (err) {
-      this.onError(err);
-      return false;
-    }
+  isFrozen(channelId: number, model: string, now: number): Promise<boolean> {
+    return this.local.isFrozen(channelId, model, now);
   }
 
-  async frozenAmong(
+  frozenAmong(
     channelIds: readonly number[],
     model: string,
-    _now: number,
+    now: number,
   ): Promise<ReadonlyMap<number, number>> {
-    const out = new Map<number, number>();
-    if (channelIds.length === 0) return out;
+    return this.local.frozenAmong(channelIds, model, now);
+  }
+
+  /** Copies the freezes Redis holds into this node's memory, with what is left of each. */
+  async load(): Promise<void> {
     try {
-      const values = await this.redis.mget(channelIds.map((id) => this.prefix + pairKey(id, model)));
-      values.forEach((v, i) => {
-        const id = channelIds[i];
-        if (v !== null && id !== undefined) out.set(id, Number(v) || 0);
-      });
+      let cursor = '0';
+      do {
+        const [next, keys] = await this.redis.scan(cursor, 'MATCH', `${this.prefix}*`, 'COUNT', 500);
+        cursor = next;
+        const pairs = keys.filter((k) => k !== this.channel);
+        if (pairs.length === 0) continue;
+        const pipeline = this.redis.pipeline();
+        for (const key of pairs) pipeline.pttl(key);
+        const ttls = (await pipeline.exec()) ?? [];
+        pairs.forEach((key, i) => {
+          const ttlMs = Number(ttls[i]?.[1]);
+          const pair = key.slice(this.prefix.length);
+          const colon = pair.indexOf(':');
+          const channelId = Number(pair.slice(0, colon));
+          if (ttlMs > 0 && colon > 0 && Number.isInteger(channelId))
+            void this.local.freeze(channelId, pair.slice(colon + 1), ttlMs / 1000);
+        });
+      } while (cursor !== '0');
     } catch (err) {
       this.onError(err);
     }
-    return out;
   }
 
-  // The connection belongs to the composition root, which closes it.
-  async close(): Promise<void> {}
+  // The connections belong to the composition root, which closes them.
+  async close(): Promise<void> {
+    this.subscriber.off('message', this.onMessage);
+    this.subscriber.off('ready', this.onReady);
+    // Only while connected: a command on a connection that is away would wait in its queue for ever.
+    if (this.subscriber.status === 'ready') await this.subscriber.unsubscribe(this.channel).catch(() => {});
+    await this.local.close();
+  }
 }
 
 function pairKey(channelId: number, model: string): string {
