@@ -83,9 +83,21 @@ async function upstreamCount(u: Upstreams): Promise<number> {
 }
 
 /** The books of every gateway measured against the same upstreams, summed, and the upstreams' count. */
-async function snapshot(dbs: readonly BenchDatabase[], u: Upstreams): Promise<LedgerSnapshot> {
+async function snapshot(
+  dbs: readonly BenchDatabase[],
+  u: Upstreams,
+  gateways: readonly GatewayProcess[],
+): Promise<LedgerSnapshot> {
+  // The gateways first: a call abandoned after the upstream's count was read is not yet counted.
+  let abandonedCalls = 0;
+  let settlementsPending = 0;
+  for (const g of gateways) {
+    const c = await g.relayCounters();
+    abandonedCalls += c.abandoned;
+    settlementsPending += c.pending;
+  }
   const upstreamRequests = await upstreamCount(u);
-  const sum = { ...(await ledgerTotals(dbs[0]!)), upstreamRequests };
+  const sum = { ...(await ledgerTotals(dbs[0]!)), upstreamRequests, abandonedCalls, settlementsPending };
   for (const db of dbs.slice(1)) {
     const t = await ledgerTotals(db);
     for (const k of Object.keys(t) as (keyof typeof t)[]) sum[k] += t[k];
@@ -98,12 +110,13 @@ async function waitSettled(
   dbs: readonly BenchDatabase[],
   u: Upstreams,
   before: LedgerSnapshot,
+  gateways: readonly GatewayProcess[],
 ): Promise<LedgerSnapshot> {
   const deadline = Date.now() + SETTLE_TIMEOUT_MS;
-  let now = await snapshot(dbs, u);
+  let now = await snapshot(dbs, u, gateways);
   while (!isSettled(before, now) && Date.now() < deadline) {
     await sleep(100);
-    now = await snapshot(dbs, u);
+    now = await snapshot(dbs, u, gateways);
   }
   return now;
 }
@@ -542,15 +555,19 @@ async function runVariant(variant: Variant, d: VariantDeps): Promise<VariantResu
     for (const [i, f] of figures.entries()) Object.assign(slots.get(targets[i]!)!, f);
   };
   // Each phase is checked on its own: the snapshot before it, and the one once all has settled.
-  let before = await snapshot(dbs, upstreams);
+  // Every gateway process of the variant, for its counters (the soak's joins it when it starts).
+  const live: GatewayProcess[] = [gateway];
+  if (second) live.push(second.gateway);
+  if (compared) live.push(compared.prepared.gateway);
+  let before = await snapshot(dbs, upstreams, live);
   // Once a phase has failed to settle, waiting again in it would only repeat the timeout.
   let stuck = false;
   const startPhase = async () => {
-    before = await snapshot(dbs, upstreams);
+    before = await snapshot(dbs, upstreams, live);
     stuck = false;
   };
   const settled = async () => {
-    const now = await waitSettled(dbs, upstreams, before);
+    const now = await waitSettled(dbs, upstreams, before, live);
     if (!isSettled(before, now) && !stuck) {
       stuck = true;
       say(`  the gateway did not settle within ${SETTLE_TIMEOUT_MS / 1000} s`);
@@ -610,6 +627,7 @@ async function runVariant(variant: Variant, d: VariantDeps): Promise<VariantResu
         say(`gateway (${variant}): ${soak.durationS} s soak on a fresh process`);
         await gateway.stop();
         soakGateway = await GatewayProcess.start(runDir, { ...config, cpuProfileDir: undefined }, 3);
+        live.push(soakGateway);
         await startPhase();
         result.gateway.soak = await runSoak({
           ...soak,

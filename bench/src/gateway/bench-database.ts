@@ -67,7 +67,9 @@ export async function openBenchDatabase(url: string): Promise<BenchDatabase> {
 const num = (v: unknown) => Number(v ?? 0);
 
 /** Totals of the benchmark users, their tokens, all channels and the consume log (type 2). */
-export async function ledgerTotals(db: BenchDatabase): Promise<Omit<LedgerSnapshot, 'upstreamRequests'>> {
+export async function ledgerTotals(
+  db: BenchDatabase,
+): Promise<Omit<LedgerSnapshot, 'upstreamRequests' | 'abandonedCalls' | 'settlementsPending'>> {
   const users = `select id from users where username like '${BENCH_USER_PREFIX}%'`;
   const logs = await db.row('select count(*) as n, coalesce(sum(quota), 0) as q from logs where type = 2');
   const u = await db.row(

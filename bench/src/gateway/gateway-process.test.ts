@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startScriptNodeFlags } from './gateway-process.js';
+import { parseRelayCounters, startScriptNodeFlags } from './gateway-process.js';
 
 describe('startScriptNodeFlags', () => {
   const dirs: string[] = [];
@@ -32,5 +32,21 @@ describe('startScriptNodeFlags', () => {
   it('finds the young-generation size in this repository start script', () => {
     const repoRoot = path.resolve(import.meta.dirname, '..', '..', '..');
     expect(startScriptNodeFlags(repoRoot)).toEqual(['--min-semi-space-size=16', '--max-semi-space-size=16']);
+  });
+});
+
+describe('parseRelayCounters', () => {
+  it('sums the 499 answers over routes, models and channels, and reads the pending settlements', () => {
+    const text = [
+      '# HELP switchyard_relay_requests_total Relay calls answered',
+      '# TYPE switchyard_relay_requests_total counter',
+      'switchyard_relay_requests_total{route="/v1/chat/completions",model="",channel="0",status="499"} 3',
+      'switchyard_relay_requests_total{route="/v1/chat/completions",model="gpt-4o",channel="4",status="200"} 1200',
+      'switchyard_relay_requests_total{route="/v1/messages",model="",channel="0",status="499"} 2',
+      'switchyard_settlements_pending 7',
+      'switchyard_settlements_pending_other 9',
+    ].join('\n');
+    expect(parseRelayCounters(text)).toEqual({ abandoned: 5, pending: 7 });
+    expect(parseRelayCounters('')).toEqual({ abandoned: 0, pending: 0 });
   });
 });

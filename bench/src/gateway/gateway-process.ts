@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { LOOP_MONITOR } from '../bare-proxy.js';
@@ -51,13 +52,18 @@ export function nodeVersionOf(binary: string | undefined): string {
  * variables, run with the Node options of `npm start`, with the loop monitor preloaded.
  */
 export class GatewayProcess {
+  /** The last counters read, kept for when the process has stopped. */
+  private counters: RelayCounters = { abandoned: 0, pending: 0 };
+
   private constructor(
     readonly proc: ManagedProcess,
     readonly origin: string,
+    private readonly metricsToken: string,
   ) {}
 
   static async start(runDir: string, c: GatewayConfig, startNo: number): Promise<GatewayProcess> {
     const port = await freePort();
+    const metricsToken = randomBytes(18).toString('base64url');
     mkdirSync(c.dataDir, { recursive: true });
     const env: NodeJS.ProcessEnv = {
       PATH: process.env.PATH,
@@ -75,6 +81,8 @@ export class GatewayProcess {
       SHUTDOWN_GRACE_MS: '30000',
       // The bench's upstreams listen on loopback.
       OUTBOUND_ALLOWED_NETWORKS: '127.0.0.0/8,::1',
+      // The accounting reads the calls abandoned by their clients and the settlements pending.
+      METRICS_TOKEN: metricsToken,
       ...(c.redisUrl ? { REDIS_URL: c.redisUrl } : {}),
       // Quota leases are off by default; `QUOTA_LEASE_SLICE=500000 npm run bench` measures them.
       ...(process.env.QUOTA_LEASE_SLICE ? { QUOTA_LEASE_SLICE: process.env.QUOTA_LEASE_SLICE } : {}),
@@ -97,11 +105,43 @@ export class GatewayProcess {
     });
     const origin = `http://127.0.0.1:${port}`;
     await waitForHttp(`${origin}/api/status`, proc, 60_000);
-    return new GatewayProcess(proc, origin);
+    return new GatewayProcess(proc, origin, metricsToken);
+  }
+
+  /**
+   * Calls abandoned by their clients (answered 499, not billed) and settlements not committed yet,
+   * from the gateway's /metrics. A stopped gateway keeps its last reading: it abandons nothing more.
+   */
+  async relayCounters(): Promise<RelayCounters> {
+    if (!this.proc.running) return this.counters;
+    const res = await fetch(`${this.origin}/metrics`, {
+      headers: { authorization: `Bearer ${this.metricsToken}` },
+    }).catch(() => undefined);
+    if (!res?.ok) return this.counters;
+    this.counters = parseRelayCounters(await res.text());
+    return this.counters;
   }
 
   /** Graceful stop: the gateway drains its writer before it exits. */
   stop(): Promise<void> {
     return this.proc.stop(40_000);
   }
+}
+
+export interface RelayCounters {
+  abandoned: number;
+  pending: number;
+}
+
+/** The two figures the accounting needs, out of the Prometheus text format. */
+export function parseRelayCounters(text: string): RelayCounters {
+  let abandoned = 0;
+  let pending = 0;
+  for (const line of text.split('\n')) {
+    if (line.startsWith('switchyard_relay_requests_total{') && line.includes('status="499"'))
+      abandoned += Number(line.slice(line.lastIndexOf(' ') + 1)) || 0;
+    else if (line.startsWith('switchyard_settlements_pending '))
+      pending = Number(line.slice(line.lastIndexOf(' ') + 1)) || 0;
+  }
+  return { abandoned, pending };
 }

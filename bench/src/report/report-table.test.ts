@@ -66,7 +66,15 @@ const variant: VariantResult = {
   bare,
   gateway,
   accounting: [
-    { phase: 'chat', upstreamRequests: 10, logRows: 10, quotaCharged: 50, ok: true, problems: [] },
+    {
+      phase: 'chat',
+      upstreamRequests: 12,
+      logRows: 10,
+      quotaCharged: 50,
+      abandonedCalls: 2,
+      ok: true,
+      problems: [],
+    },
   ],
 };
 

@@ -308,7 +308,8 @@ export function renderReport(results: BenchResults): string {
     for (const a of g.accounting) {
       const verdict = a.ok ? 'ok' : `LOST: ${a.problems.join('; ')}`;
       notes.push(
-        `accounting [${g.variant}] ${a.phase}: ${a.upstreamRequests} upstream requests, ${a.logRows} log rows, ${a.quotaCharged} quota charged: ${verdict}`,
+        `accounting [${g.variant}] ${a.phase}: ${a.upstreamRequests} upstream requests, ${a.logRows} log rows, ${a.quotaCharged} quota charged` +
+          `${a.abandonedCalls ? `, ${a.abandonedCalls} calls abandoned by their clients (not billed)` : ''}: ${verdict}`,
       );
     }
     parts.push([comparisonTable(g, results.slowBaselines), '', ...notes].join('\n'));
