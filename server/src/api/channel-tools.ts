@@ -19,7 +19,7 @@ import { BalanceUnsupportedError, balanceSupported, fetchBalance } from '../prov
 import { fetchModelList } from '../providers/openai/models-list.js';
 import { ChannelConfigError, customPathsFromPlugin, parseModelHeaders } from '../providers/openai/request.js';
 import { UpstreamCallError } from '../providers/openai/upstream-json.js';
-import { connectionSettings } from '../relay/channel-transports.js';
+import { connectionSettings } from '../relay/channels/channel-transports.js';
 import type { Services } from '../services.js';
 import { audit } from './audit.js';
 import { presentChannel } from './channel-presenter.js';

@@ -48,11 +48,11 @@ import {
   type ChatTransport,
   protocolOf,
   transportFor,
-} from './channel-transports.js';
+} from './channels/channel-transports.js';
 import type { InboundDialect } from './dialect-errors.js';
+import { parseJsonBody } from './inbound/relay-body.js';
+import type { RelayReply, RelayRequest } from './inbound/relay-exchange.js';
 import { nativeTokenCount, TOKEN_COUNT_HEADER } from './native/count-tokens.js';
-import { parseJsonBody } from './relay-body.js';
-import type { RelayReply, RelayRequest } from './relay-client.js';
 import { RelayError, relayErrors } from './relay-error.js';
 import {
   type Exchange,

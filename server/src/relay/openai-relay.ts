@@ -20,10 +20,10 @@ import {
   protocolOf,
   servesOpenAiEndpoint,
   transportFor,
-} from './channel-transports.js';
-import { peekFormField } from './multipart-peek.js';
-import { parseJsonBody } from './relay-body.js';
-import type { RelayReply, RelayRequest } from './relay-client.js';
+} from './channels/channel-transports.js';
+import { peekFormField } from './inbound/multipart-peek.js';
+import { parseJsonBody } from './inbound/relay-body.js';
+import type { RelayReply, RelayRequest } from './inbound/relay-exchange.js';
 import { RelayError, relayErrors } from './relay-error.js';
 import {
   type Exchange,

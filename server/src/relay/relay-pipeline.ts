@@ -24,23 +24,23 @@ import {
   ChannelUnusable,
   type UpstreamHeaders,
   UpstreamRefused,
-} from './channel-transports.js';
-import { checkGroupRate } from './group-rate-limit.js';
-import type { RelayReply } from './relay-client.js';
+} from './channels/channel-transports.js';
+import { checkGroupRate } from './inbound/group-rate-limit.js';
+import type { RelayReply } from './inbound/relay-exchange.js';
+import type { RelayCaller } from './inbound/token-auth.js';
 import { RelayError, relayErrors } from './relay-error.js';
 import type { Selection } from './routing/channel-selector.js';
 import { decideFailure } from './routing/failure-policy.js';
 import { RetryBudget } from './routing/retry-budget.js';
-import type { RelayCaller } from './token-auth.js';
-import { describeTransportFailure } from './transport-failure.js';
 import {
   CallCancel,
   decodedReply,
+  describeTransportFailure,
   ReadBody,
   sendUpstream,
   type UpstreamBody,
   type UpstreamReply,
-} from './upstream-dispatch.js';
+} from './transport/transport.js';
 
 // The steps every relay request takes, whatever its dialect: authenticate token -> model checks ->
 // rate limit -> reserve -> select channel -> send (retry before the first byte) -> relay the reply

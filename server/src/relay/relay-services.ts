@@ -6,16 +6,14 @@ import type { OutboundAgent } from '../outbound/outbound-agent.js';
 import type { TokenCounter } from '../providers/token-counter.js';
 import type { VertexTokenCache } from '../providers/vertex/access-token.js';
 import type { ZhipuTokenCache } from '../providers/zhipu/token.js';
-import type { ChannelAccessCache } from './channel-access-cache.js';
-import type { ChannelTestRun } from './channel-tester.js';
-import type { InFlight } from './in-flight.js';
+import type { ChannelAccessCache } from './channels/channel-access-cache.js';
+import type { ChannelTestRun } from './channels/channel-tester.js';
+import type { RelayAuthenticator } from './inbound/token-auth.js';
 import type { RelayTables } from './relay-tables.js';
 import type { SafeKeywordCheck } from './request-policies/safe-keywords.js';
 import type { ChannelHealth } from './routing/channel-health.js';
 import type { ChannelSelector } from './routing/channel-selector.js';
-import type { RelayAuthenticator } from './token-auth.js';
-import type { TurnEnd } from './turn-end.js';
-import type { UpstreamDispatcher } from './upstream-dispatch.js';
+import type { InFlight, TurnEnd, UpstreamDispatcher } from './transport/transport.js';
 
 /** What the /v1 pipeline needs beyond the common services; wired in main.ts. */
 export interface RelayServices {

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type FakeAnthropic, fakeAnthropicErrors, startFakeAnthropic } from '../test/fake-anthropic.js';
-import { type FakeGemini, startFakeGemini } from '../test/fake-gemini.js';
-import { type FakeUpstream, fakeErrors, startFakeUpstream } from '../test/fake-upstream.js';
-import { createChannel } from '../test/relay-fixtures.js';
-import { createTestApp, ROOT_PASSWORD, type TestApp } from '../test/test-app.js';
+import { type FakeAnthropic, fakeAnthropicErrors, startFakeAnthropic } from '../../test/fake-anthropic.js';
+import { type FakeGemini, startFakeGemini } from '../../test/fake-gemini.js';
+import { type FakeUpstream, fakeErrors, startFakeUpstream } from '../../test/fake-upstream.js';
+import { createChannel } from '../../test/relay-fixtures.js';
+import { createTestApp, ROOT_PASSWORD, type TestApp } from '../../test/test-app.js';
 
 describe('channel tests (GET /api/channel/test)', () => {
   let t: TestApp;

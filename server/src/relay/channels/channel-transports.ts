@@ -1,27 +1,27 @@
 import { providerById, type WireProtocol } from '@switchyard/domain';
-import type { Usage } from '../billing/usage.js';
-import { parseAnthropicError } from '../providers/anthropic/errors.js';
-import { anthropicJsonText, readAnthropicJsonUsage } from '../providers/anthropic/json-meter.js';
-import { buildAnthropicRequest } from '../providers/anthropic/request.js';
-import { parseAzureError } from '../providers/azure/errors.js';
-import { buildAzureRequest } from '../providers/azure/request.js';
-import { buildAzureSpeechRequest } from '../providers/azure-speech/speech.js';
-import { buildQianfanRequest, QIANFAN_CHANNEL_TYPE } from '../providers/baidu/request.js';
-import { parseBedrockError } from '../providers/bedrock/errors.js';
-import { buildBedrockRequest } from '../providers/bedrock/request.js';
-import { BedrockStreamDecoder } from '../providers/bedrock/stream.js';
-import { cohereToOpenAiResponse } from '../providers/cohere/chat.js';
-import { parseCohereError } from '../providers/cohere/errors.js';
-import { buildCohereChatRequest, buildCohereRerankRequest } from '../providers/cohere/request.js';
-import { cohereRerankToGateway } from '../providers/cohere/rerank.js';
-import { CohereToOpenAiStream } from '../providers/cohere/stream.js';
-import { fromCohereUsage } from '../providers/cohere/usage.js';
-import { parseGeminiError } from '../providers/gemini/errors.js';
-import { geminiJsonText, readGeminiJsonUsage } from '../providers/gemini/json-meter.js';
-import { buildGeminiRequest } from '../providers/gemini/request.js';
-import { buildJinaRerankRequest, jinaRerankToGateway } from '../providers/jina/rerank.js';
-import { parseUpstreamError, type UpstreamError } from '../providers/openai/errors.js';
-import { jsonCompletionText, readJsonUsage } from '../providers/openai/json-meter.js';
+import type { Usage } from '../../billing/usage.js';
+import { parseAnthropicError } from '../../providers/anthropic/errors.js';
+import { anthropicJsonText, readAnthropicJsonUsage } from '../../providers/anthropic/json-meter.js';
+import { buildAnthropicRequest } from '../../providers/anthropic/request.js';
+import { parseAzureError } from '../../providers/azure/errors.js';
+import { buildAzureRequest } from '../../providers/azure/request.js';
+import { buildAzureSpeechRequest } from '../../providers/azure-speech/speech.js';
+import { buildQianfanRequest, QIANFAN_CHANNEL_TYPE } from '../../providers/baidu/request.js';
+import { parseBedrockError } from '../../providers/bedrock/errors.js';
+import { buildBedrockRequest } from '../../providers/bedrock/request.js';
+import { BedrockStreamDecoder } from '../../providers/bedrock/stream.js';
+import { cohereToOpenAiResponse } from '../../providers/cohere/chat.js';
+import { parseCohereError } from '../../providers/cohere/errors.js';
+import { buildCohereChatRequest, buildCohereRerankRequest } from '../../providers/cohere/request.js';
+import { cohereRerankToGateway } from '../../providers/cohere/rerank.js';
+import { CohereToOpenAiStream } from '../../providers/cohere/stream.js';
+import { fromCohereUsage } from '../../providers/cohere/usage.js';
+import { parseGeminiError } from '../../providers/gemini/errors.js';
+import { geminiJsonText, readGeminiJsonUsage } from '../../providers/gemini/json-meter.js';
+import { buildGeminiRequest } from '../../providers/gemini/request.js';
+import { buildJinaRerankRequest, jinaRerankToGateway } from '../../providers/jina/rerank.js';
+import { parseUpstreamError, type UpstreamError } from '../../providers/openai/errors.js';
+import { jsonCompletionText, readJsonUsage } from '../../providers/openai/json-meter.js';
 import {
   buildOpenAiRequest,
   customPathsFromPlugin,
@@ -30,16 +30,16 @@ import {
   type OpenAiRequestInput,
   UpstreamAddresses,
   type UpstreamRequest,
-} from '../providers/openai/request.js';
-import { readRerankRequest } from '../providers/rerank.js';
-import { asRecord, parseJson } from '../providers/translate/json-reading.js';
-import { parseServiceAccount, VertexAuthError } from '../providers/vertex/access-token.js';
-import { parseVertexError } from '../providers/vertex/errors.js';
-import { buildVertexRequest, vertexPublisher } from '../providers/vertex/request.js';
-import { buildZhipuRequest, ZHIPU_CHANNEL_TYPE } from '../providers/zhipu/request.js';
-import type { Services } from '../services.js';
-import type { RoutableChannel } from './routing/routable-channel.js';
-import type { ConnectionSettings, UpstreamTimeouts } from './upstream-dispatch.js';
+} from '../../providers/openai/request.js';
+import { readRerankRequest } from '../../providers/rerank.js';
+import { asRecord, parseJson } from '../../providers/translate/json-reading.js';
+import { parseServiceAccount, VertexAuthError } from '../../providers/vertex/access-token.js';
+import { parseVertexError } from '../../providers/vertex/errors.js';
+import { buildVertexRequest, vertexPublisher } from '../../providers/vertex/request.js';
+import { buildZhipuRequest, ZHIPU_CHANNEL_TYPE } from '../../providers/zhipu/request.js';
+import type { Services } from '../../services.js';
+import type { RoutableChannel } from '../routing/routable-channel.js';
+import type { ConnectionSettings, UpstreamTimeouts } from '../transport/transport.js';
 
 // THE table of outbound transports, keyed by the catalog's wire protocol (domain/src/providers.ts).
 // A channel reaches the relay only through the entry of its type's protocol; a protocol without an

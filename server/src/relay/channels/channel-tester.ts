@@ -1,6 +1,6 @@
 import { ChannelStatus } from '@switchyard/domain';
-import type { ChannelRow } from '../db/queries/channels.js';
-import { parseUpstreamError, type UpstreamError } from '../providers/openai/errors.js';
+import type { ChannelRow } from '../../db/queries/channels.js';
+import { parseUpstreamError, type UpstreamError } from '../../providers/openai/errors.js';
 import {
   ChannelConfigError,
   customPathsFromPlugin,
@@ -8,9 +8,18 @@ import {
   parseModelHeaders,
   UnsupportedEndpointError,
   type UpstreamRequest,
-} from '../providers/openai/request.js';
-import { TranslationError } from '../providers/translate/translation-error.js';
-import type { Services } from '../services.js';
+} from '../../providers/openai/request.js';
+import { TranslationError } from '../../providers/translate/translation-error.js';
+import type { Services } from '../../services.js';
+import { translateChatRequest } from '../chat-relay.js';
+import { withoutBom } from '../relay-pipeline.js';
+import { decideFailure, shouldAutoEnable, shouldDisableForLatency } from '../routing/failure-policy.js';
+import {
+  type ConnectionSettings,
+  decodedReply,
+  describeTransportFailure,
+  sendUpstream,
+} from '../transport/transport.js';
 import {
   type ChannelAccess,
   connectionSettings,
@@ -20,11 +29,6 @@ import {
   type UpstreamHeaders,
   UpstreamRefused,
 } from './channel-transports.js';
-import { translateChatRequest } from './chat-relay.js';
-import { withoutBom } from './relay-pipeline.js';
-import { decideFailure, shouldAutoEnable, shouldDisableForLatency } from './routing/failure-policy.js';
-import { describeTransportFailure } from './transport-failure.js';
-import { type ConnectionSettings, decodedReply, sendUpstream } from './upstream-dispatch.js';
 
 export interface ChannelTestResult {
   ok: boolean;
