@@ -11,7 +11,7 @@ import { KyselyLedgerStore } from './billing/kysely-ledger-store.js';
 import { Ledger } from './billing/ledger.js';
 import { QuotaReminder } from './billing/quota-reminder.js';
 import { SettlementJournal } from './billing/settlement-journal.js';
-import { SqliteWorkerLedger } from './billing/sqlite-worker-ledger.js';
+import { SqliteWorkerLedger } from './billing/sqlite-ledger-client.js';
 import { WriteBatcher } from './billing/write-batcher.js';
 import { type ChangeBus, LocalChangeBus, RedisChangeBus } from './cache/change-bus.js';
 import { type KvStore, MemoryKvStore } from './cache/kv-store.js';
