@@ -3,7 +3,6 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type BearerKey, bearerKeyFromHeaders, parseBearerKey } from '../auth/api-keys.js';
 import { ImageFetchError, inlineImageUrls } from '../outbound/image-fetch.js';
 import {
-  ChannelConfigError,
   channelSupportsIncludeUsage,
   MAX_COMPLETION_TOKENS_CHANNEL_TYPES,
   type OpenAiChannel,
@@ -40,6 +39,7 @@ import {
 import { ChatToResponsesStream } from '../providers/translate/responses-chat-stream.js';
 import type { StreamTranslator } from '../providers/translate/stream-translator.js';
 import { TranslationError } from '../providers/translate/translation-error.js';
+import { ChannelConfigError } from '../providers/upstream-request.js';
 import type { Services } from '../services.js';
 import {
   type ChannelAccess,

@@ -10,13 +10,13 @@ import { breakdownMetadata, computeQuota, reserveAmount } from '../billing/quota
 import { emptyUsage, type Usage } from '../billing/usage.js';
 import { hasUnstorableText } from '../db/storable-text.js';
 import type { UpstreamError } from '../providers/openai/errors.js';
-import type { UpstreamRequest } from '../providers/openai/request.js';
 import {
   countText,
   type PromptCounting,
   promptCountingOf,
   type Tokenizer,
 } from '../providers/token-counter.js';
+import type { UpstreamRequest } from '../providers/upstream-request.js';
 import { isMeaningfulUsage } from '../providers/usage.js';
 import type { Services } from '../services.js';
 import {

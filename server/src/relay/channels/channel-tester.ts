@@ -2,14 +2,13 @@ import { ChannelStatus } from '@switchyard/domain';
 import type { ChannelRow } from '../../db/queries/channels.js';
 import { parseUpstreamError, type UpstreamError } from '../../providers/openai/errors.js';
 import {
-  ChannelConfigError,
   customPathsFromPlugin,
   type OpenAiEndpoint,
   parseModelHeaders,
   UnsupportedEndpointError,
-  type UpstreamRequest,
 } from '../../providers/openai/request.js';
 import { TranslationError } from '../../providers/translate/translation-error.js';
+import { ChannelConfigError, type UpstreamRequest } from '../../providers/upstream-request.js';
 import type { Services } from '../../services.js';
 import { translateChatRequest } from '../chat-relay.js';
 import { withoutBom } from '../relay-pipeline.js';

@@ -29,10 +29,10 @@ import {
   type OpenAiEndpoint,
   type OpenAiRequestInput,
   UpstreamAddresses,
-  type UpstreamRequest,
 } from '../../providers/openai/request.js';
 import { readRerankRequest } from '../../providers/rerank.js';
 import { asRecord, parseJson } from '../../providers/translate/json-reading.js';
+import type { UpstreamRequest } from '../../providers/upstream-request.js';
 import { parseServiceAccount, VertexAuthError } from '../../providers/vertex/access-token.js';
 import { parseVertexError } from '../../providers/vertex/errors.js';
 import { buildVertexRequest, vertexPublisher } from '../../providers/vertex/request.js';

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { buildAnthropicRequest } from '../../providers/anthropic/request.js';
 import { buildGeminiRequest } from '../../providers/gemini/request.js';
-import type { UpstreamRequest } from '../../providers/openai/request.js';
+import type { UpstreamRequest } from '../../providers/upstream-request.js';
 import type { Services } from '../../services.js';
 import { protocolOf } from '../channels/channel-transports.js';
 import type { RelayCaller } from '../inbound/token-auth.js';
