@@ -12,6 +12,7 @@ import { ChannelConfigError, type UpstreamRequest } from '../../providers/upstre
 import type { Services } from '../../services.js';
 import { translateChatRequest } from '../chat-relay.js';
 import { withoutBom } from '../relay-pipeline.js';
+import type { ChannelTestRunner } from '../relay-services.js';
 import { decideFailure, shouldAutoEnable, shouldDisableForLatency } from '../routing/failure-policy.js';
 import {
   type ConnectionSettings,
@@ -251,7 +252,7 @@ function safeJson(text: string): Record<string, unknown> {
  * Runs the test over every enabled or auto-disabled channel in the background, one run at a time
  * per process. Returns false when a run is already going.
  */
-export class ChannelTestRun {
+export class ChannelTestRun implements ChannelTestRunner {
   private running: Promise<void> | undefined;
   lastReport:
     | { startedAt: number; finishedAt: number; results: (ChannelTestResult & { id: number; name: string })[] }

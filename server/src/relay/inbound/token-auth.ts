@@ -4,8 +4,8 @@ import { apiKeyHash, type BearerKey } from '../../auth/api-keys.js';
 import type { ChangeBus } from '../../cache/change-bus.js';
 import type { SecretBox } from '../../crypto/secret-box.js';
 import type { TokenRow } from '../../db/queries/tokens.js';
+import type { Repos } from '../../db/repos.js';
 import type { UserGroupRow, UserRow } from '../../db/tables.js';
-import type { Repos } from '../../services.js';
 import { relayErrors } from '../relay-error.js';
 
 export interface RelayCaller {
