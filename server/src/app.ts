@@ -15,8 +15,8 @@ import { requestIdOf, requestIdSource } from './http/request-ids.js';
 import { answerRouteMiss, apiFamilyOf } from './http/route-miss.js';
 import { securityHeaders } from './http/security-headers.js';
 import { RealtimeGateway } from './realtime/realtime-gateway.js';
-import { HotRelay } from './relay/hot-relay.js';
-import { RELAY_POST_ROUTES, registerRelayRoutes } from './relay/relay-routes.js';
+import { HotRelay } from './relay/inbound/hot-relay.js';
+import { RELAY_POST_ROUTES, registerRelayRoutes } from './relay/inbound/relay-routes.js';
 import type { Services } from './services.js';
 import { registerTaskRoutes } from './tasks/task-routes.js';
 
@@ -36,7 +36,7 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
   const drain = new Drain();
   const limits = { ...s.config.connections, trustedProxies: s.config.trustedProxies };
   const app = Fastify({
-    // The relay's POST routes are served before Fastify sees the request (relay/hot-relay.ts); both
+    // The relay's POST routes are served before Fastify sees the request (relay/inbound/hot-relay.ts); both
     // share this server's timeouts and per-address cap (http/connection-guard.ts).
     serverFactory: (handler) => {
       const created = createServer(serverOptions(limits), (req, res) => {

@@ -11,7 +11,7 @@ import { KyselyLedgerStore } from './billing/kysely-ledger-store.js';
 import { Ledger } from './billing/ledger.js';
 import { QuotaReminder } from './billing/quota-reminder.js';
 import { SettlementJournal } from './billing/settlement-journal.js';
-import { SqliteWorkerLedger } from './billing/sqlite-worker-ledger.js';
+import { SqliteWorkerLedger } from './billing/sqlite-ledger-client.js';
 import { WriteBatcher } from './billing/write-batcher.js';
 import { type ChangeBus, LocalChangeBus, RedisChangeBus } from './cache/change-bus.js';
 import { type KvStore, MemoryKvStore } from './cache/kv-store.js';
@@ -71,11 +71,10 @@ import { PAYMENT_DRIVERS } from './payments/drivers.js';
 import { TokenCounter } from './providers/token-counter.js';
 import { VertexTokenCache } from './providers/vertex/access-token.js';
 import { ZhipuTokenCache } from './providers/zhipu/token.js';
-import { ChannelAccessCache } from './relay/channel-access-cache.js';
-import { ChannelTestRun } from './relay/channel-tester.js';
-import { channelAccess } from './relay/channel-transports.js';
-import { Http1Upstream } from './relay/http1-upstream.js';
-import { InFlight } from './relay/in-flight.js';
+import { ChannelAccessCache } from './relay/channels/channel-access-cache.js';
+import { ChannelTestRun } from './relay/channels/channel-tester.js';
+import { channelAccess } from './relay/channels/channel-transports.js';
+import { RelayAuthenticator } from './relay/inbound/token-auth.js';
 import { RelayTables } from './relay/relay-tables.js';
 import { SafeKeywordCheck } from './relay/request-policies/safe-keywords.js';
 import {
@@ -84,8 +83,7 @@ import {
   RedisChannelHealth,
 } from './relay/routing/channel-health.js';
 import { ChannelSelector } from './relay/routing/channel-selector.js';
-import { RelayAuthenticator } from './relay/token-auth.js';
-import { TurnEnd } from './relay/turn-end.js';
+import { Http1Upstream, InFlight, TurnEnd } from './relay/transport/transport.js';
 import { resolveSecrets, type Secrets } from './secrets.js';
 import type { Clock, Repos, Services } from './services.js';
 import { KlingTokenCache } from './tasks/kling/kling-token.js';

@@ -9,24 +9,7 @@ import type { RateLimiter } from './cache/rate-limiter.js';
 import type { Config } from './config.js';
 import type { SecretBox } from './crypto/secret-box.js';
 import type { Database } from './db/create-db.js';
-import type { AuditLogsQueries } from './db/queries/audit-logs.js';
-import type { ChannelsQueries } from './db/queries/channels.js';
-import type { LogsQueries } from './db/queries/logs.js';
-import type { MidjourneysQueries } from './db/queries/midjourneys.js';
-import type { ModelOwnersQueries } from './db/queries/model-owners.js';
-import type { OptionsQueries } from './db/queries/options.js';
-import type { OrdersQueries } from './db/queries/orders.js';
-import type { PasskeysQueries } from './db/queries/passkeys.js';
-import type { PaymentsQueries } from './db/queries/payments.js';
-import type { PricesQueries } from './db/queries/prices.js';
-import type { RedemptionsQueries } from './db/queries/redemptions.js';
-import type { SessionsQueries } from './db/queries/sessions.js';
-import type { StatisticsQueries } from './db/queries/statistics.js';
-import type { TasksQueries } from './db/queries/tasks.js';
-import type { TelegramMenusQueries } from './db/queries/telegram-menus.js';
-import type { TokensQueries } from './db/queries/tokens.js';
-import type { UserGroupsQueries } from './db/queries/user-groups.js';
-import type { UsersQueries } from './db/queries/users.js';
+import type { Repos } from './db/repos.js';
 import type { StatisticsRollup } from './jobs/statistics-rollup.js';
 import type { Mailer } from './mail/mailer.js';
 import type { GatewayMetrics } from './metrics/gateway-metrics.js';
@@ -40,26 +23,7 @@ import type { TaskPoller } from './tasks/task-poller.js';
 import type { TelegramBot } from './telegram/telegram-bot.js';
 import type { CallTracer } from './tracing/call-tracer.js';
 
-export interface Repos {
-  users: UsersQueries;
-  sessions: SessionsQueries;
-  options: OptionsQueries;
-  auditLogs: AuditLogsQueries;
-  userGroups: UserGroupsQueries;
-  modelOwners: ModelOwnersQueries;
-  prices: PricesQueries;
-  tokens: TokensQueries;
-  channels: ChannelsQueries;
-  logs: LogsQueries;
-  redemptions: RedemptionsQueries;
-  statistics: StatisticsQueries;
-  midjourneys: MidjourneysQueries;
-  tasks: TasksQueries;
-  telegramMenus: TelegramMenusQueries;
-  passkeys: PasskeysQueries;
-  payments: PaymentsQueries;
-  orders: OrdersQueries;
-}
+export type { Repos } from './db/repos.js';
 
 export interface Clock {
   nowMs(): number;

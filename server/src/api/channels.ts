@@ -21,7 +21,7 @@ import {
 import { ApiError } from '../http/api-error.js';
 import { type PageRequest, pageQuery, pageResult } from '../http/pagination.js';
 import { type RouteContext, WithMessage } from '../http/route.js';
-import { testChannel, UntestableModelError } from '../relay/channel-tester.js';
+import { testChannel, UntestableModelError } from '../relay/channels/channel-tester.js';
 import type { Services } from '../services.js';
 import { audit } from './audit.js';
 import { presentChannel } from './channel-presenter.js';

@@ -12,7 +12,7 @@ import { createTestDatabase, engineTargets, type TestDatabase } from '../test/da
 import { KyselyLedgerStore } from './kysely-ledger-store.js';
 import { type ConsumeLog, Ledger } from './ledger.js';
 import { SettlementJournal } from './settlement-journal.js';
-import { SqliteWorkerLedger } from './sqlite-worker-ledger.js';
+import { SqliteWorkerLedger } from './sqlite-ledger-client.js';
 import { WriteBatcher } from './write-batcher.js';
 
 // A restart makes again exactly the journaled settlements that never committed: one that committed

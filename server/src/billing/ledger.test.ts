@@ -8,7 +8,7 @@ import { newUserRow } from '../db/queries/users.js';
 import { createTestDatabase, engineTargets, type TestDatabase } from '../test/databases.js';
 import { KyselyLedgerStore } from './kysely-ledger-store.js';
 import { type ConsumeLog, Ledger, type LedgerStore, type Reservation } from './ledger.js';
-import { SqliteWorkerLedger } from './sqlite-worker-ledger.js';
+import { SqliteWorkerLedger } from './sqlite-ledger-client.js';
 import { WriteBatcher } from './write-batcher.js';
 
 // Every store runs the same cases: Kysely on each engine, and the SQLite worker thread.

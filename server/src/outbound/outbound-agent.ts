@@ -7,7 +7,7 @@ import type { AddressPolicy } from './address-policy.js';
 // Every undici connection the gateway opens to the outside world: direct (under the address
 // policy), with a channel's private CA, or through a channel's proxy (http://, https://: CONNECT
 // for https upstreams and absolute-form for http ones; socks5://: the proxy resolves the name).
-// The relay's own client (relay/http1-upstream.ts) carries the forwarded calls of channels with
+// The relay's own client (relay/transport/http1-upstream.ts) carries the forwarded calls of channels with
 // no proxy; everything else comes here.
 
 /** How one channel reaches its upstream. */
@@ -66,7 +66,7 @@ export class OutboundAgent extends Dispatcher {
     return d;
   }
 
-  /** Reads the call's `proxy` and `ca` (relay/upstream-dispatch.ts puts a channel's there). */
+  /** Reads the call's `proxy` and `ca` (relay/transport/upstream-dispatch.ts puts a channel's there). */
   override dispatch(opts: DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
     const { ca, proxy, ...rest } = opts;
     const target = this.for({ ca, proxy });

@@ -12,7 +12,6 @@ import { BedrockStreamDecoder } from './bedrock/stream.js';
 import { cohereToOpenAiResponse } from './cohere/chat.js';
 import { buildCohereChatRequest } from './cohere/request.js';
 import { CohereToOpenAiStream } from './cohere/stream.js';
-import type { UpstreamRequest } from './openai/request.js';
 import { isRecord, type JsonRecord } from './translate/json-reading.js';
 import {
   AnthropicToOpenAiStream,
@@ -21,6 +20,7 @@ import {
 } from './translate/openai-anthropic.js';
 import { GeminiToOpenAiStream, openAiToGeminiRequest } from './translate/openai-gemini.js';
 import type { StreamTranslator } from './translate/stream-translator.js';
+import type { UpstreamRequest } from './upstream-request.js';
 import { VertexTokenCache } from './vertex/access-token.js';
 import { buildVertexRequest, vertexPublisher } from './vertex/request.js';
 

@@ -4,8 +4,8 @@ import { type RawData, WebSocket } from 'ws';
 import type { SocketConnector } from '../outbound/socket-connector.js';
 import { parseUpstreamError, type UpstreamError } from '../providers/openai/errors.js';
 import { UpstreamAddresses } from '../providers/openai/request.js';
-import type { ChannelAccess } from '../relay/channel-transports.js';
-import { describeTransportFailure } from '../relay/transport-failure.js';
+import type { ChannelAccess } from '../relay/channels/channel-transports.js';
+import { describeTransportFailure } from '../relay/transport/transport.js';
 
 // The upstream side of a Realtime session: `wss://<channel API root>/realtime?model=<upstream model>`
 // with the channel's key as a Bearer token, over a socket made under the channel's route (proxy, CA,

@@ -3,7 +3,6 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type BearerKey, bearerKeyFromHeaders, parseBearerKey } from '../auth/api-keys.js';
 import { ImageFetchError, inlineImageUrls } from '../outbound/image-fetch.js';
 import {
-  ChannelConfigError,
   channelSupportsIncludeUsage,
   MAX_COMPLETION_TOKENS_CHANNEL_TYPES,
   type OpenAiChannel,
@@ -40,6 +39,7 @@ import {
 import { ChatToResponsesStream } from '../providers/translate/responses-chat-stream.js';
 import type { StreamTranslator } from '../providers/translate/stream-translator.js';
 import { TranslationError } from '../providers/translate/translation-error.js';
+import { ChannelConfigError } from '../providers/upstream-request.js';
 import type { Services } from '../services.js';
 import {
   type ChannelAccess,
@@ -48,11 +48,11 @@ import {
   type ChatTransport,
   protocolOf,
   transportFor,
-} from './channel-transports.js';
+} from './channels/channel-transports.js';
 import type { InboundDialect } from './dialect-errors.js';
+import { parseJsonBody } from './inbound/relay-body.js';
+import type { RelayReply, RelayRequest } from './inbound/relay-exchange.js';
 import { nativeTokenCount, TOKEN_COUNT_HEADER } from './native/count-tokens.js';
-import { parseJsonBody } from './relay-body.js';
-import type { RelayReply, RelayRequest } from './relay-client.js';
 import { RelayError, relayErrors } from './relay-error.js';
 import {
   type Exchange,

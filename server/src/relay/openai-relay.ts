@@ -5,14 +5,13 @@ import { parseUpstreamError } from '../providers/openai/errors.js';
 import { jsonCompletionText, readJsonUsage } from '../providers/openai/json-meter.js';
 import { multipartBoundary } from '../providers/openai/multipart-field.js';
 import {
-  ChannelConfigError,
   type InboundBody,
   type OpenAiEndpoint,
   UnsupportedEndpointError,
-  type UpstreamRequest,
 } from '../providers/openai/request.js';
 import { countInput, type Tokenizer } from '../providers/token-counter.js';
 import { TranslationError } from '../providers/translate/translation-error.js';
+import { ChannelConfigError, type UpstreamRequest } from '../providers/upstream-request.js';
 import type { Services } from '../services.js';
 import {
   type ChannelTransport,
@@ -20,10 +19,10 @@ import {
   protocolOf,
   servesOpenAiEndpoint,
   transportFor,
-} from './channel-transports.js';
-import { peekFormField } from './multipart-peek.js';
-import { parseJsonBody } from './relay-body.js';
-import type { RelayReply, RelayRequest } from './relay-client.js';
+} from './channels/channel-transports.js';
+import { peekFormField } from './inbound/multipart-peek.js';
+import { parseJsonBody } from './inbound/relay-body.js';
+import type { RelayReply, RelayRequest } from './inbound/relay-exchange.js';
 import { RelayError, relayErrors } from './relay-error.js';
 import {
   type Exchange,

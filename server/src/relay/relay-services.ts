@@ -6,16 +6,13 @@ import type { OutboundAgent } from '../outbound/outbound-agent.js';
 import type { TokenCounter } from '../providers/token-counter.js';
 import type { VertexTokenCache } from '../providers/vertex/access-token.js';
 import type { ZhipuTokenCache } from '../providers/zhipu/token.js';
-import type { ChannelAccessCache } from './channel-access-cache.js';
-import type { ChannelTestRun } from './channel-tester.js';
-import type { InFlight } from './in-flight.js';
+import type { ChannelAccessCache } from './channels/channel-access-cache.js';
+import type { RelayAuthenticator } from './inbound/token-auth.js';
 import type { RelayTables } from './relay-tables.js';
 import type { SafeKeywordCheck } from './request-policies/safe-keywords.js';
 import type { ChannelHealth } from './routing/channel-health.js';
 import type { ChannelSelector } from './routing/channel-selector.js';
-import type { RelayAuthenticator } from './token-auth.js';
-import type { TurnEnd } from './turn-end.js';
-import type { UpstreamDispatcher } from './upstream-dispatch.js';
+import type { InFlight, TurnEnd, UpstreamDispatcher } from './transport/transport.js';
 
 /** What the /v1 pipeline needs beyond the common services; wired in main.ts. */
 export interface RelayServices {
@@ -42,7 +39,7 @@ export interface RelayServices {
   /** Settlements started and not yet committed; graceful shutdown and tests wait on these. */
   pending: InFlight;
   /** The background "test all channels" run (one at a time per process). */
-  testRun: ChannelTestRun;
+  testRun: ChannelTestRunner;
   /** Vertex AI access tokens per service account (exchanged once, refreshed before expiry). */
   vertexTokens: VertexTokenCache;
   /** Zhipu signed tokens per key. */
@@ -51,4 +48,13 @@ export interface RelayServices {
   safety: SafeKeywordCheck;
   /** QuotaRemindThreshold mails, from the balances settlements leave. */
   quotaReminder: QuotaReminder;
+}
+
+/** The background "test all channels" run (ChannelTestRun of channels/channel-tester.ts), as its users see it. */
+export interface ChannelTestRunner {
+  readonly busy: boolean;
+  /** False when a run is already going. */
+  start(onError: (err: unknown) => void): boolean;
+  /** Waits for the current run, if any (tests and shutdown). */
+  settled(): Promise<void>;
 }

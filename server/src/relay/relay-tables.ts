@@ -1,7 +1,7 @@
 import { PriceBook } from '../billing/price-book.js';
 import type { ChangeBus } from '../cache/change-bus.js';
+import type { Repos } from '../db/repos.js';
 import type { UserGroupRow } from '../db/tables.js';
-import type { Repos } from '../services.js';
 import { toRoutableChannel } from './routing/routable-channel.js';
 import { RoutingTable } from './routing/routing-table.js';
 

@@ -2,7 +2,7 @@ import { setFlagsFromString } from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import { emptyUsage } from '../billing/usage.js';
 import { AnthropicToOpenAiStream } from '../providers/translate/openai-anthropic-stream.js';
-import type { StreamReframer } from './channel-transports.js';
+import type { StreamReframer } from './channels/channel-transports.js';
 import {
   anthropicPassthrough,
   GeminiArrayFraming,

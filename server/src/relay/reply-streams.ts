@@ -4,7 +4,7 @@ import { GeminiStreamMeter } from '../providers/gemini/stream-meter.js';
 import { OpenAiStreamMeter } from '../providers/openai/stream-meter.js';
 import { type SseEvent, SseReader } from '../providers/translate/sse-framing.js';
 import type { StreamTranslator } from '../providers/translate/stream-translator.js';
-import type { StreamReframer } from './channel-transports.js';
+import type { StreamReframer } from './channels/channel-transports.js';
 import { brokenStreamEvent, type InboundDialect } from './dialect-errors.js';
 import type { ReplyStream } from './relay-pipeline.js';
 

@@ -1,4 +1,4 @@
-import type { ChannelAccess } from '../relay/channel-transports.js';
+import type { ChannelAccess } from '../relay/channels/channel-transports.js';
 import { toRoutableChannel } from '../relay/routing/routable-channel.js';
 import type { Services } from '../services.js';
 

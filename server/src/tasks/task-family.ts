@@ -1,4 +1,4 @@
-import type { ChannelAccess } from '../relay/channel-transports.js';
+import type { ChannelAccess } from '../relay/channels/channel-transports.js';
 import type { Services } from '../services.js';
 
 // What the poller asks of each task family: bring a channel's unfinished tasks up to date.

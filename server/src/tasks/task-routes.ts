@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { relayCorsHeaders } from '../relay/relay-client.js';
+import { relayCorsHeaders } from '../relay/inbound/relay-exchange.js';
 import type { Services } from '../services.js';
 import { registerKlingRoutes } from './kling/kling-relay.js';
 import { registerMidjourneyRoutes } from './midjourney/mj-relay.js';

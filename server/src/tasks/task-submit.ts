@@ -4,12 +4,12 @@ import { computeQuota } from '../billing/quota-math.js';
 import { emptyUsage } from '../billing/usage.js';
 import type { NewTask } from '../db/queries/tasks.js';
 import { hasUnstorableText, storableText } from '../db/storable-text.js';
-import type { ChannelAccess } from '../relay/channel-transports.js';
-import { checkGroupRate } from '../relay/group-rate-limit.js';
+import type { ChannelAccess } from '../relay/channels/channel-transports.js';
+import { checkGroupRate } from '../relay/inbound/group-rate-limit.js';
+import type { RelayCaller } from '../relay/inbound/token-auth.js';
 import { RelayError, relayErrors } from '../relay/relay-error.js';
 import { priceOf, reserveForCaller } from '../relay/relay-pipeline.js';
 import type { Selection } from '../relay/routing/channel-selector.js';
-import type { RelayCaller } from '../relay/token-auth.js';
 import type { Services } from '../services.js';
 import { TaskUpstreamError } from './task-upstream.js';
 

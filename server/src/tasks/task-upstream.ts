@@ -1,6 +1,6 @@
 import type { Dispatcher } from 'undici';
-import type { ChannelAccess } from '../relay/channel-transports.js';
-import { describeTransportFailure } from '../relay/transport-failure.js';
+import type { ChannelAccess } from '../relay/channels/channel-transports.js';
+import { describeTransportFailure } from '../relay/transport/transport.js';
 import type { Services } from '../services.js';
 
 // The task relays' calls to their upstreams (submit, fetch, image): small JSON exchanges, through

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ChannelConfigError } from '../openai/request.js';
+import { ChannelConfigError } from '../upstream-request.js';
 import { ANTHROPIC_DEFAULT_VERSION, buildAnthropicRequest } from './request.js';
 
 const channel = { type: 14, baseUrl: '', key: 'sk-ant-test', headers: {} };

@@ -1,7 +1,8 @@
 import { providerById } from '@switchyard/domain';
 import { editJsonObject } from '../json-splice.js';
-import { ChannelConfigError, type OpenAiChannel, type UpstreamRequest } from '../openai/request.js';
+import type { OpenAiChannel } from '../openai/request.js';
 import { withChannelHeaders } from '../upstream-headers.js';
+import { ChannelConfigError, type UpstreamRequest } from '../upstream-request.js';
 
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
 /** Sent when the client named none: the version every current Messages API feature is under. */

@@ -2,8 +2,8 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeAzureSpeech, startFakeAzureSpeech } from '../../test/fake-azure-speech.js';
 import { parseAzureError } from '../azure/errors.js';
-import { ChannelConfigError } from '../openai/request.js';
 import { TranslationError } from '../translate/translation-error.js';
+import { ChannelConfigError } from '../upstream-request.js';
 import {
   buildAzureSpeechRequest,
   buildSsml,

@@ -1,7 +1,8 @@
 import { emptyUsage, type Usage } from '../../billing/usage.js';
-import { ChannelConfigError, type OpenAiChannel, type UpstreamRequest } from '../openai/request.js';
+import type { OpenAiChannel } from '../openai/request.js';
 import { asNumber, asRecord, asString, type JsonRecord } from '../translate/json-reading.js';
 import { TranslationError } from '../translate/translation-error.js';
+import { ChannelConfigError, type UpstreamRequest } from '../upstream-request.js';
 
 // Azure AI Speech text to speech behind OpenAI's `POST /v1/audio/speech`: the JSON body becomes
 // SSML sent to `https://{region}.tts.speech.microsoft.com/cognitiveservices/v1` with the resource

@@ -3,8 +3,8 @@ import {
   type OpenAiEndpoint,
   type OpenAiRequestInput,
   UnsupportedEndpointError,
-  type UpstreamRequest,
 } from '../openai/request.js';
+import type { UpstreamRequest } from '../upstream-request.js';
 
 // Azure OpenAI speaks OpenAI's wire format under per-deployment URLs:
 //   {base}/openai/deployments/{deployment}/{path}?api-version={channel other}

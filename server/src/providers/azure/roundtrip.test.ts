@@ -2,8 +2,9 @@ import { request } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type FakeAzure, startFakeAzure } from '../../test/fake-azure.js';
 import { readJsonUsage } from '../openai/json-meter.js';
-import { type InboundBody, UnsupportedEndpointError, type UpstreamRequest } from '../openai/request.js';
+import { type InboundBody, UnsupportedEndpointError } from '../openai/request.js';
 import { OpenAiStreamMeter } from '../openai/stream-meter.js';
+import type { UpstreamRequest } from '../upstream-request.js';
 import { parseAzureError } from './errors.js';
 import { buildAzureRequest } from './request.js';
 

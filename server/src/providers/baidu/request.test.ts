@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ChannelConfigError } from '../openai/request.js';
+import { ChannelConfigError } from '../upstream-request.js';
 import { buildQianfanRequest } from './request.js';
 
 const value = { model: 'ernie-4.5-turbo-128k', stream: true, messages: [{ role: 'user', content: 'hi' }] };

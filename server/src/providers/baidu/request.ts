@@ -1,9 +1,5 @@
-import {
-  buildOpenAiRequest,
-  ChannelConfigError,
-  type OpenAiRequestInput,
-  type UpstreamRequest,
-} from '../openai/request.js';
+import { buildOpenAiRequest, type OpenAiRequestInput } from '../openai/request.js';
+import { ChannelConfigError, type UpstreamRequest } from '../upstream-request.js';
 
 // Baidu Qianfan's v2 API is OpenAI-compatible (`https://qianfan.baidubce.com/v2`) and takes a v2
 // API key (`bce-v3/ALTAK-.../...`) as a Bearer token. The v1 API's `APIKey|SecretKey` pair, which

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ChannelConfigError } from '../openai/request.js';
+import { ChannelConfigError } from '../upstream-request.js';
 import { bedrockBody, buildBedrockRequest, parseBedrockKey } from './request.js';
 
 const channel = { type: 32, baseUrl: '', key: 'us-west-2|AKIDEXAMPLE|secret', headers: {} };

@@ -1,4 +1,5 @@
-import { ChannelConfigError, type OpenAiChannel, type UpstreamRequest } from '../openai/request.js';
+import type { OpenAiChannel } from '../openai/request.js';
+import { ChannelConfigError, type UpstreamRequest } from '../upstream-request.js';
 import { signSigV4 } from './sigv4.js';
 
 // Claude on Amazon Bedrock: InvokeModel (`POST /model/{id}/invoke`) and

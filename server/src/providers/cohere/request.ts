@@ -1,7 +1,8 @@
 import { providerById } from '@switchyard/domain';
-import { ChannelConfigError, type OpenAiChannel, type UpstreamRequest } from '../openai/request.js';
+import type { OpenAiChannel } from '../openai/request.js';
 import type { RerankRequest } from '../rerank.js';
 import type { JsonRecord } from '../translate/json-reading.js';
+import { ChannelConfigError, type UpstreamRequest } from '../upstream-request.js';
 import { openAiToCohereChat } from './chat.js';
 
 // Requests of a Cohere channel: Chat v2 (`POST /v2/chat`) from an OpenAI chat body and Rerank v2

@@ -1,8 +1,8 @@
 import { request } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type FakeCohere, startFakeCohere } from '../../test/fake-cohere.js';
-import type { UpstreamRequest } from '../openai/request.js';
 import { readRerankRequest } from '../rerank.js';
+import type { UpstreamRequest } from '../upstream-request.js';
 import { cohereToOpenAiResponse } from './chat.js';
 import { parseCohereError } from './errors.js';
 import { buildCohereChatRequest, buildCohereRerankRequest } from './request.js';

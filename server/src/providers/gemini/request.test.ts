@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ChannelConfigError } from '../openai/request.js';
+import { ChannelConfigError } from '../upstream-request.js';
 import { buildGeminiRequest } from './request.js';
 
 const channel = { type: 25, baseUrl: '', key: 'AIza-test', other: '', headers: {} };

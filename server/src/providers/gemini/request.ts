@@ -1,6 +1,7 @@
 import { providerById } from '@switchyard/domain';
-import { ChannelConfigError, type OpenAiChannel, type UpstreamRequest } from '../openai/request.js';
+import type { OpenAiChannel } from '../openai/request.js';
 import { withChannelHeaders } from '../upstream-headers.js';
+import { ChannelConfigError, type UpstreamRequest } from '../upstream-request.js';
 
 export const GEMINI_DEFAULT_BASE_URL = 'https://generativelanguage.googleapis.com';
 export const GEMINI_DEFAULT_API_VERSION = 'v1beta';

@@ -1,8 +1,9 @@
 import { providerById } from '@switchyard/domain';
 import { emptyUsage, type Usage } from '../../billing/usage.js';
-import { ChannelConfigError, type OpenAiChannel, type UpstreamRequest } from '../openai/request.js';
+import type { OpenAiChannel } from '../openai/request.js';
 import { isRerankResult, type RerankRequest, type RerankResponse, rerankResults } from '../rerank.js';
 import { asArray, asCount, asRecord, asString, parseJson } from '../translate/json-reading.js';
+import { ChannelConfigError, type UpstreamRequest } from '../upstream-request.js';
 
 // Jina Reranker (`POST {base}/v1/rerank`, Bearer key). Its shape is the gateway's own, so the
 // request is the client's with the mapped model, and the reply needs only its usage read

@@ -1,8 +1,8 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { ChannelConfigError } from '../upstream-request.js';
 import {
   buildOpenAiRequest,
-  ChannelConfigError,
   customPathsFromPlugin,
   type InboundBody,
   OPENAI_ENDPOINTS,

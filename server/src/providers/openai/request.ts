@@ -2,6 +2,7 @@ import { pipeline, type Readable } from 'node:stream';
 import { openAiCompatibleRoot, providerById, providerIdsWith } from '@switchyard/domain';
 import { editJsonObject } from '../json-splice.js';
 import { withChannelHeaders } from '../upstream-headers.js';
+import { ChannelConfigError, type UpstreamRequest } from '../upstream-request.js';
 import { multipartBoundary, multipartFieldTransform, rewriteMultipartField } from './multipart-field.js';
 
 export const OPENAI_ENDPOINTS = [
@@ -101,25 +102,6 @@ export interface OpenAiRequestInput {
   body: InboundBody;
 }
 
-export interface UpstreamRequest {
-  method: 'GET' | 'POST';
-  /** `scheme://host[:port]`, the undici pool key. */
-  origin: string;
-  /** Path and query. */
-  path: string;
-  url: string;
-  headers: Record<string, string>;
-  body: Buffer | Readable | undefined;
-  /** The body differs from the client's bytes. */
-  rewritten: boolean;
-  /** The request streams (`stream: true`). */
-  stream: boolean;
-  /** The client itself asked for `stream_options.include_usage`. */
-  clientWantsUsage: boolean;
-  /** We turned `include_usage` on: the usage-only chunk must not reach the client. */
-  dropUsageChunk: boolean;
-}
-
 export class UnsupportedEndpointError extends Error {
   constructor(
     readonly endpoint: OpenAiEndpoint,
@@ -128,8 +110,6 @@ export class UnsupportedEndpointError extends Error {
     super(`endpoint ${endpoint} is not available on this channel: ${reason}`);
   }
 }
-
-export class ChannelConfigError extends Error {}
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -4,9 +4,10 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { emptyUsage } from '../../billing/usage.js';
 import { type FakeUpstream, fakeErrors, startFakeUpstream } from '../../test/fake-upstream.js';
 import { TokenCounter } from '../token-counter.js';
+import type { UpstreamRequest } from '../upstream-request.js';
 import { parseUpstreamError } from './errors.js';
 import { readJsonUsage } from './json-meter.js';
-import { buildOpenAiRequest, type InboundBody, type OpenAiChannel, type UpstreamRequest } from './request.js';
+import { buildOpenAiRequest, type InboundBody, type OpenAiChannel } from './request.js';
 import { OpenAiStreamMeter } from './stream-meter.js';
 
 // The adapter's pieces together against a real socket: build the request, send it with undici,

@@ -9,7 +9,8 @@ import { type FakeUpstream, fakeErrors, startFakeUpstream } from '../../test/fak
 import { anthropicErrorBody, parseAnthropicError } from '../anthropic/errors.js';
 import { buildAnthropicRequest } from '../anthropic/request.js';
 import { parseUpstreamError } from '../openai/errors.js';
-import { buildOpenAiRequest, type UpstreamRequest } from '../openai/request.js';
+import { buildOpenAiRequest } from '../openai/request.js';
+import type { UpstreamRequest } from '../upstream-request.js';
 import { isRecord, type JsonRecord } from './json-reading.js';
 import {
   AnthropicToOpenAiStream,

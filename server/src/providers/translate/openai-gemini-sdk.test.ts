@@ -8,7 +8,8 @@ import { type FakeUpstream, startFakeUpstream } from '../../test/fake-upstream.j
 import { geminiErrorBody, parseGeminiError } from '../gemini/errors.js';
 import { buildGeminiRequest } from '../gemini/request.js';
 import { parseUpstreamError } from '../openai/errors.js';
-import { buildOpenAiRequest, type UpstreamRequest } from '../openai/request.js';
+import { buildOpenAiRequest } from '../openai/request.js';
+import type { UpstreamRequest } from '../upstream-request.js';
 import { isRecord, type JsonRecord } from './json-reading.js';
 import {
   GeminiToOpenAiStream,

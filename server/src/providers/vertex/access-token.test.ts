@@ -1,7 +1,7 @@
 import { generateKeyPairSync, verify } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeVertex, startFakeVertex } from '../../test/fake-vertex.js';
-import { ChannelConfigError } from '../openai/request.js';
+import { ChannelConfigError } from '../upstream-request.js';
 import {
   CLOUD_PLATFORM_SCOPE,
   parseServiceAccount,

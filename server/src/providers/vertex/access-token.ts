@@ -2,8 +2,8 @@ import { createHash, createSign } from 'node:crypto';
 import { request } from 'undici';
 import type { UpstreamError } from '../openai/errors.js';
 import { truncateMessage } from '../openai/errors.js';
-import { ChannelConfigError } from '../openai/request.js';
 import { asNumber, asString, isRecord, parseJson } from '../translate/json-reading.js';
+import { ChannelConfigError } from '../upstream-request.js';
 
 // A Vertex AI channel's key is a Google service-account JSON. Calls need an OAuth access token:
 // the gateway signs a JWT (RS256) with the account's private key and exchanges it at the

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ChannelConfigError } from '../openai/request.js';
+import { ChannelConfigError } from '../upstream-request.js';
 import type { ServiceAccount } from './access-token.js';
 import { buildVertexRequest, parseVertexLocation, vertexClaudeBody, vertexPublisher } from './request.js';
 

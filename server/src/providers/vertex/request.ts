@@ -1,4 +1,5 @@
-import { ChannelConfigError, type OpenAiChannel, type UpstreamRequest } from '../openai/request.js';
+import type { OpenAiChannel } from '../openai/request.js';
+import { ChannelConfigError, type UpstreamRequest } from '../upstream-request.js';
 import { parseServiceAccount, type ServiceAccount, type VertexTokenCache } from './access-token.js';
 
 // Vertex AI serves two model families under one project and region:

@@ -1,5 +1,6 @@
-import { buildOpenAiRequest, type OpenAiRequestInput, type UpstreamRequest } from '../openai/request.js';
+import { buildOpenAiRequest, type OpenAiRequestInput } from '../openai/request.js';
 import { asBoolean, asRecord, asString, type JsonRecord } from '../translate/json-reading.js';
+import type { UpstreamRequest } from '../upstream-request.js';
 import type { ZhipuTokenCache } from './token.js';
 
 /** Zhipu GLM's channel type in the catalog (one-hub's number). */

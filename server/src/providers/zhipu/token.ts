@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { ChannelConfigError } from '../openai/request.js';
+import { ChannelConfigError } from '../upstream-request.js';
 
 // Zhipu (BigModel) keys are `id.secret`. Calls carry a JWT instead of the key: header
 // `{"alg":"HS256","sign_type":"SIGN"}`, claims `api_key` (the id), `exp` and `timestamp`, both in

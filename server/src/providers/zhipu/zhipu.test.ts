@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeUpstream, startFakeUpstream } from '../../test/fake-upstream.js';
-import { ChannelConfigError } from '../openai/request.js';
+import { ChannelConfigError } from '../upstream-request.js';
 import { buildZhipuRequest, zhipuPluginTools } from './request.js';
 import { signZhipuToken, ZhipuTokenCache } from './token.js';
 

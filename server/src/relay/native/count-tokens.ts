@@ -1,11 +1,11 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { buildAnthropicRequest } from '../../providers/anthropic/request.js';
 import { buildGeminiRequest } from '../../providers/gemini/request.js';
-import type { UpstreamRequest } from '../../providers/openai/request.js';
+import type { UpstreamRequest } from '../../providers/upstream-request.js';
 import type { Services } from '../../services.js';
-import { protocolOf } from '../channel-transports.js';
-import type { RelayCaller } from '../token-auth.js';
-import { decodedReply, sendUpstream } from '../upstream-dispatch.js';
+import { protocolOf } from '../channels/channel-transports.js';
+import type { RelayCaller } from '../inbound/token-auth.js';
+import { decodedReply, sendUpstream } from '../transport/transport.js';
 
 // Anthropic's count_tokens and Gemini's countTokens answered by a channel of that protocol when the
 // model has one: only the provider's tokenizer gives the number its bill will use. The gateway's

@@ -11,10 +11,15 @@ import {
 } from '../../providers/translate/gemini-embeddings.js';
 import { TranslationError } from '../../providers/translate/translation-error.js';
 import type { Services } from '../../services.js';
-import { ChannelUnusable, protocolOf, servesOpenAiEndpoint, transportFor } from '../channel-transports.js';
+import {
+  ChannelUnusable,
+  protocolOf,
+  servesOpenAiEndpoint,
+  transportFor,
+} from '../channels/channel-transports.js';
 import { inboundKey } from '../chat-relay.js';
-import { parseJsonBody } from '../relay-body.js';
-import type { RelayReply, RelayRequest } from '../relay-client.js';
+import { parseJsonBody } from '../inbound/relay-body.js';
+import type { RelayReply, RelayRequest } from '../inbound/relay-exchange.js';
 import { RelayError, relayErrors } from '../relay-error.js';
 import { type Exchange, type RelayCall, relayJsonReply, runRelay } from '../relay-pipeline.js';
 

@@ -1,4 +1,4 @@
-import type { ChannelAccess } from '../../relay/channel-transports.js';
+import type { ChannelAccess } from '../../relay/channels/channel-transports.js';
 import type { Services } from '../../services.js';
 import type { PolledTask, TaskFamily, TaskReport } from '../task-family.js';
 import { callTaskUpstream, describeReply, joinUrl, TaskUpstreamError } from '../task-upstream.js';

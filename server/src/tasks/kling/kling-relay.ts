@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { bearerKeyFromHeaders } from '../../auth/api-keys.js';
 import type { TaskRow } from '../../db/queries/tasks.js';
-import { asRelayError } from '../../relay/relay-routes.js';
-import type { RelayCaller } from '../../relay/token-auth.js';
+import { asRelayError } from '../../relay/inbound/relay-routes.js';
+import type { RelayCaller } from '../../relay/inbound/token-auth.js';
 import type { Services } from '../../services.js';
 import { boundedJson } from '../midjourney/mj-wire.js';
 import { parseJsonBody, TaskRequestError } from '../task-request.js';

@@ -1,5 +1,5 @@
 import { SignJWT } from 'jose';
-import { ChannelUnusable } from '../../relay/channel-transports.js';
+import { ChannelUnusable } from '../../relay/channels/channel-transports.js';
 
 // Kling's API takes a short-lived HS256 JWT instead of the key: `iss` the access key, `exp` half an
 // hour on, `nbf` five seconds back (clock skew), signed with the secret key. A token is kept per

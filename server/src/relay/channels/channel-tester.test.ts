@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type FakeAnthropic, fakeAnthropicErrors, startFakeAnthropic } from '../test/fake-anthropic.js';
-import { type FakeGemini, startFakeGemini } from '../test/fake-gemini.js';
-import { type FakeUpstream, fakeErrors, startFakeUpstream } from '../test/fake-upstream.js';
-import { createChannel } from '../test/relay-fixtures.js';
-import { createTestApp, ROOT_PASSWORD, type TestApp } from '../test/test-app.js';
+import { type FakeAnthropic, fakeAnthropicErrors, startFakeAnthropic } from '../../test/fake-anthropic.js';
+import { type FakeGemini, startFakeGemini } from '../../test/fake-gemini.js';
+import { type FakeUpstream, fakeErrors, startFakeUpstream } from '../../test/fake-upstream.js';
+import { createChannel } from '../../test/relay-fixtures.js';
+import { createTestApp, ROOT_PASSWORD, type TestApp } from '../../test/test-app.js';
+import type { ChannelTestRun } from './channel-tester.js';
 
 describe('channel tests (GET /api/channel/test)', () => {
   let t: TestApp;
@@ -110,7 +111,7 @@ describe('channel tests (GET /api/channel/test)', () => {
     const second = await t.call({ method: 'GET', url: '/api/channel/test', headers: { cookie: root } });
     expect(second.statusCode).toBe(409);
     await t.s.relay.testRun.settled();
-    const report = t.s.relay.testRun.lastReport!;
+    const report = (t.s.relay.testRun as ChannelTestRun).lastReport!;
     const enabled = (await t.s.repos.channels.allLive()).filter((c) => c.status === 1 || c.status === 3);
     expect(report.results.map((r) => r.id).sort()).toEqual(enabled.map((c) => c.id).sort());
   });

@@ -1,16 +1,25 @@
 import { ChannelStatus } from '@switchyard/domain';
-import type { ChannelRow } from '../db/queries/channels.js';
-import { parseUpstreamError, type UpstreamError } from '../providers/openai/errors.js';
+import type { ChannelRow } from '../../db/queries/channels.js';
+import { parseUpstreamError, type UpstreamError } from '../../providers/openai/errors.js';
 import {
-  ChannelConfigError,
   customPathsFromPlugin,
   type OpenAiEndpoint,
   parseModelHeaders,
   UnsupportedEndpointError,
-  type UpstreamRequest,
-} from '../providers/openai/request.js';
-import { TranslationError } from '../providers/translate/translation-error.js';
-import type { Services } from '../services.js';
+} from '../../providers/openai/request.js';
+import { TranslationError } from '../../providers/translate/translation-error.js';
+import { ChannelConfigError, type UpstreamRequest } from '../../providers/upstream-request.js';
+import type { Services } from '../../services.js';
+import { translateChatRequest } from '../chat-relay.js';
+import { withoutBom } from '../relay-pipeline.js';
+import type { ChannelTestRunner } from '../relay-services.js';
+import { decideFailure, shouldAutoEnable, shouldDisableForLatency } from '../routing/failure-policy.js';
+import {
+  type ConnectionSettings,
+  decodedReply,
+  describeTransportFailure,
+  sendUpstream,
+} from '../transport/transport.js';
 import {
   type ChannelAccess,
   connectionSettings,
@@ -20,11 +29,6 @@ import {
   type UpstreamHeaders,
   UpstreamRefused,
 } from './channel-transports.js';
-import { translateChatRequest } from './chat-relay.js';
-import { withoutBom } from './relay-pipeline.js';
-import { decideFailure, shouldAutoEnable, shouldDisableForLatency } from './routing/failure-policy.js';
-import { describeTransportFailure } from './transport-failure.js';
-import { type ConnectionSettings, decodedReply, sendUpstream } from './upstream-dispatch.js';
 
 export interface ChannelTestResult {
   ok: boolean;
@@ -248,7 +252,7 @@ function safeJson(text: string): Record<string, unknown> {
  * Runs the test over every enabled or auto-disabled channel in the background, one run at a time
  * per process. Returns false when a run is already going.
  */
-export class ChannelTestRun {
+export class ChannelTestRun implements ChannelTestRunner {
   private running: Promise<void> | undefined;
   lastReport:
     | { startedAt: number; finishedAt: number; results: (ChannelTestResult & { id: number; name: string })[] }

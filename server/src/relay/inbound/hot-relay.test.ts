@@ -2,9 +2,9 @@ import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { request } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { type FakeUpstream, startFakeUpstream } from '../test/fake-upstream.js';
-import { createChannel, createToken, settled } from '../test/relay-fixtures.js';
-import { createTestApp, ROOT_PASSWORD, registerUser, type TestApp } from '../test/test-app.js';
+import { type FakeUpstream, startFakeUpstream } from '../../test/fake-upstream.js';
+import { createChannel, createToken, settled } from '../../test/relay-fixtures.js';
+import { createTestApp, ROOT_PASSWORD, registerUser, type TestApp } from '../../test/test-app.js';
 import { HotRelay } from './hot-relay.js';
 
 // The hot path (hot-relay.ts) serves the relay's POST routes before Fastify. A query string sends

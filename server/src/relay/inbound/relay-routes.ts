@@ -1,16 +1,16 @@
 import { providerById } from '@switchyard/domain';
 import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { bearerKeyFromHeaders } from '../auth/api-keys.js';
-import { isConnectionLoss } from '../db/connection-loss.js';
-import type { OpenAiEndpoint } from '../providers/openai/request.js';
-import type { Services } from '../services.js';
-import { countAnthropicTokens, countGeminiTokens, inboundKey, relayChat } from './chat-relay.js';
-import { errorBodyFor, type InboundDialect } from './dialect-errors.js';
-import { relayGeminiEmbeddings } from './native/gemini-embeddings.js';
-import { relayOpenAi } from './openai-relay.js';
-import { type RelayReply, type RelayRequest, relayCorsHeaders } from './relay-client.js';
-import { RelayError, relayErrors } from './relay-error.js';
-import { priceOf } from './relay-pipeline.js';
+import { bearerKeyFromHeaders } from '../../auth/api-keys.js';
+import { isConnectionLoss } from '../../db/connection-loss.js';
+import type { OpenAiEndpoint } from '../../providers/openai/request.js';
+import type { Services } from '../../services.js';
+import { countAnthropicTokens, countGeminiTokens, inboundKey, relayChat } from '../chat-relay.js';
+import { errorBodyFor, type InboundDialect } from '../dialect-errors.js';
+import { relayGeminiEmbeddings } from '../native/gemini-embeddings.js';
+import { relayOpenAi } from '../openai-relay.js';
+import { RelayError, relayErrors } from '../relay-error.js';
+import { priceOf } from '../relay-pipeline.js';
+import { type RelayReply, type RelayRequest, relayCorsHeaders } from './relay-exchange.js';
 import type { RelayCaller } from './token-auth.js';
 
 /** OpenAI's non-chat endpoints, relayed through the full pipeline (JSON bodies, or streamed uploads). */

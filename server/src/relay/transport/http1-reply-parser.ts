@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { HTTP_TOKEN } from '../http/header-syntax.js';
+import { HTTP_TOKEN } from '../../http/header-syntax.js';
 
 // Reads one HTTP/1.1 reply from the bytes of a connection (RFC 9112): the status line and header
 // fields, then the body framed by Transfer-Encoding: chunked, Content-Length or the end of the

@@ -11,7 +11,7 @@ import {
 // The ledger thread: owns one SQLite connection, group-commits the settlements of each message it
 // receives (one transaction per `maxBatch` jobs) with their log rows staged, and publishes the staged
 // rows into `logs` in bulk (sqlite-ledger-core.ts). Reserves never come here: the main thread holds
-// quota in memory (sqlite-worker-ledger.ts).
+// quota in memory (sqlite-ledger-client.ts).
 
 export interface LedgerWorkerData {
   file: string;

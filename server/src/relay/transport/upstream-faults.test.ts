@@ -6,8 +6,8 @@ import zlib from 'node:zlib';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createChannel, createToken, settled } from '../test/relay-fixtures.js';
-import { createTestApp, ROOT_PASSWORD, registerUser, type TestApp } from '../test/test-app.js';
+import { createChannel, createToken, settled } from '../../test/relay-fixtures.js';
+import { createTestApp, ROOT_PASSWORD, registerUser, type TestApp } from '../../test/test-app.js';
 
 // Upstream replies the relay must not take at face value, and upstreams that hang or break. Each
 // fake is a real HTTP server speaking OpenAI's wire format that misbehaves in one way; the client
@@ -15,10 +15,10 @@ import { createTestApp, ROOT_PASSWORD, registerUser, type TestApp } from '../tes
 // failed call is checked to have charged nothing and written no consume log.
 
 const UPSTREAM_KEY = 'sk-upstream-faults';
-const cert = readFileSync(new URL('./testdata/localhost-cert.pem', import.meta.url), 'utf8');
-const key = readFileSync(new URL('./testdata/localhost-key.pem', import.meta.url), 'utf8');
-const expiredCert = readFileSync(new URL('./testdata/expired-cert.pem', import.meta.url), 'utf8');
-const expiredKey = readFileSync(new URL('./testdata/expired-key.pem', import.meta.url), 'utf8');
+const cert = readFileSync(new URL('../testdata/localhost-cert.pem', import.meta.url), 'utf8');
+const key = readFileSync(new URL('../testdata/localhost-key.pem', import.meta.url), 'utf8');
+const expiredCert = readFileSync(new URL('../testdata/expired-cert.pem', import.meta.url), 'utf8');
+const expiredKey = readFileSync(new URL('../testdata/expired-key.pem', import.meta.url), 'utf8');
 
 type Answer = (req: IncomingMessage, res: ServerResponse, body: string) => void;
 

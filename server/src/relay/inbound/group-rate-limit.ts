@@ -1,5 +1,5 @@
-import type { RateDecision, RateLimiter } from '../cache/rate-limiter.js';
-import type { TokenBucket } from '../cache/token-bucket.js';
+import type { RateDecision, RateLimiter } from '../../cache/rate-limiter.js';
+import type { TokenBucket } from '../../cache/token-bucket.js';
 
 /**
  * Per-group API rate: `api_rate` requests per minute; below 60 a fixed one-minute counter, from 60

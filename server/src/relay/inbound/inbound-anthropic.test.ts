@@ -1,9 +1,9 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { fakeAnthropicErrors } from '../test/fake-anthropic.js';
-import { fakeErrors } from '../test/fake-upstream.js';
-import { MODELS, type ProtocolRig, resetRig, startProtocolRig } from '../test/protocol-fixtures.js';
-import { createChannel, settled } from '../test/relay-fixtures.js';
+import { fakeAnthropicErrors } from '../../test/fake-anthropic.js';
+import { fakeErrors } from '../../test/fake-upstream.js';
+import { MODELS, type ProtocolRig, resetRig, startProtocolRig } from '../../test/protocol-fixtures.js';
+import { createChannel, settled } from '../../test/relay-fixtures.js';
 
 // The official Anthropic SDK pointed at the gateway: Messages through an OpenAI channel
 // (translated both ways) and through an Anthropic channel (passed through), with tools, thinking,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import type { RoutableChannel } from '../routing/routable-channel.js';
 import { ChannelAccessCache } from './channel-access-cache.js';
 import type { ChannelAccess } from './channel-transports.js';
-import type { RoutableChannel } from './routing/routable-channel.js';
 
 describe('ChannelAccessCache', () => {
   it('opens a routing entry once, and a replaced entry again', () => {

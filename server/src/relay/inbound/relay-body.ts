@@ -1,5 +1,5 @@
-import { MAX_JSON_DEPTH, nestedTooDeep } from '../http/json-depth.js';
-import { relayErrors } from './relay-error.js';
+import { MAX_JSON_DEPTH, nestedTooDeep } from '../../http/json-depth.js';
+import { relayErrors } from '../relay-error.js';
 
 /** Parses the JSON body the client sent, keeping its bytes for pass-through. */
 export function parseJsonBody(raw: unknown): { raw: Buffer; value: Record<string, unknown> } {

@@ -7,7 +7,7 @@ import { type ReplyVisitor, RequestWriter, readReplies, type WireReplies } from 
 import { PendingCalls } from './pending-calls.js';
 import { type CommittedBalances, QuotaHolds } from './quota-holds.js';
 import type { HeldQuota, SettledAmounts } from './sqlite-ledger-core.js';
-import type { LedgerWorkerData } from './sqlite-ledger-worker.js';
+import type { LedgerWorkerData } from './sqlite-ledger-thread.js';
 
 export interface SqliteWorkerLedgerOptions {
   busyTimeoutMs?: number;
@@ -352,12 +352,12 @@ const WORKER_LIMITS = { maxYoungGenerationSizeMb: 4 };
  */
 function startWorker(data: LedgerWorkerData): Worker {
   if (!import.meta.url.endsWith('.ts')) {
-    return new Worker(new URL('./sqlite-ledger-worker.js', import.meta.url), {
+    return new Worker(new URL('./sqlite-ledger-thread.js', import.meta.url), {
       workerData: data,
       resourceLimits: WORKER_LIMITS,
     });
   }
-  const entry = new URL('./sqlite-ledger-worker.ts', import.meta.url).href;
+  const entry = new URL('./sqlite-ledger-thread.ts', import.meta.url).href;
   const tsx = import.meta.resolve('tsx/esm/api');
   const boot = `import(${JSON.stringify(tsx)}).then((api) => api.tsImport(${JSON.stringify(entry)}, ${JSON.stringify(entry)}))`;
   return new Worker(boot, { eval: true, workerData: data, resourceLimits: WORKER_LIMITS });

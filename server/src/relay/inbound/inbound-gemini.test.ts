@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { MODELS, type ProtocolRig, resetRig, startProtocolRig } from '../test/protocol-fixtures.js';
-import { createChannel, settled } from '../test/relay-fixtures.js';
+import { MODELS, type ProtocolRig, resetRig, startProtocolRig } from '../../test/protocol-fixtures.js';
+import { createChannel, settled } from '../../test/relay-fixtures.js';
 
 // Gemini's REST API on the gateway (`/gemini/{version}/models/{model}:{action}` and
 // `/v1beta/models/...`), as a Gemini client calls it: keys in x-goog-api-key, ?key= or

@@ -7,8 +7,8 @@ import { newUserRow } from '../db/queries/users.js';
 import { openSqliteFile } from '../db/sqlite-file.js';
 import { createTestDatabase, engineTargets, type TestDatabase } from '../test/databases.js';
 import { logRow } from './consume-log-row.js';
+import { SqliteWorkerLedger } from './sqlite-ledger-client.js';
 import { SqliteLedgerCore } from './sqlite-ledger-core.js';
-import { SqliteWorkerLedger } from './sqlite-worker-ledger.js';
 
 const sqlite = engineTargets().find((t) => t.engine === 'sqlite')!;
 

@@ -3,11 +3,11 @@ import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import proxyAddr from '@fastify/proxy-addr';
 import type { FastifyBaseLogger } from 'fastify';
-import { requestIdOf } from '../http/request-ids.js';
-import type { Services } from '../services.js';
-import { errorBodyFor } from './dialect-errors.js';
-import { type RelayReply, type RelayRequest, relayCorsHeaders } from './relay-client.js';
-import { type RelayError, relayErrors } from './relay-error.js';
+import { requestIdOf } from '../../http/request-ids.js';
+import type { Services } from '../../services.js';
+import { errorBodyFor } from '../dialect-errors.js';
+import { type RelayError, relayErrors } from '../relay-error.js';
+import { type RelayReply, type RelayRequest, relayCorsHeaders } from './relay-exchange.js';
 import { asRelayError, type RelayPostRoute } from './relay-routes.js';
 import { RequestLog } from './request-log.js';
 

@@ -1,12 +1,12 @@
 import { BlockList, isIP } from 'node:net';
 import { isAdminRole, TokenStatus, UserStatus } from '@switchyard/domain';
-import { apiKeyHash, type BearerKey } from '../auth/api-keys.js';
-import type { ChangeBus } from '../cache/change-bus.js';
-import type { SecretBox } from '../crypto/secret-box.js';
-import type { TokenRow } from '../db/queries/tokens.js';
-import type { UserGroupRow, UserRow } from '../db/tables.js';
-import type { Repos } from '../services.js';
-import { relayErrors } from './relay-error.js';
+import { apiKeyHash, type BearerKey } from '../../auth/api-keys.js';
+import type { ChangeBus } from '../../cache/change-bus.js';
+import type { SecretBox } from '../../crypto/secret-box.js';
+import type { TokenRow } from '../../db/queries/tokens.js';
+import type { Repos } from '../../db/repos.js';
+import type { UserGroupRow, UserRow } from '../../db/tables.js';
+import { relayErrors } from '../relay-error.js';
 
 export interface RelayCaller {
   token: TokenRow;

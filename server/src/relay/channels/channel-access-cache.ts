@@ -1,5 +1,5 @@
+import type { RoutableChannel } from '../routing/routable-channel.js';
 import type { ChannelAccess } from './channel-transports.js';
-import type { RoutableChannel } from './routing/routable-channel.js';
 
 /**
  * A channel's opened settings (decrypted key, parsed plugin and paths) per routing-table entry.

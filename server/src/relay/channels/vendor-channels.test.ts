@@ -4,15 +4,15 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type FakeAzure, startFakeAzure } from '../test/fake-azure.js';
-import { type FakeAzureSpeech, startFakeAzureSpeech } from '../test/fake-azure-speech.js';
-import { type FakeBedrock, startFakeBedrock } from '../test/fake-bedrock.js';
-import { type FakeCohere, startFakeCohere } from '../test/fake-cohere.js';
-import { type FakeJina, startFakeJina } from '../test/fake-jina.js';
-import { type FakeUpstream, startFakeUpstream } from '../test/fake-upstream.js';
-import { type FakeVertex, startFakeVertex } from '../test/fake-vertex.js';
-import { createChannel, createToken, settled } from '../test/relay-fixtures.js';
-import { createTestApp, ROOT_PASSWORD, registerUser, type TestApp } from '../test/test-app.js';
+import { type FakeAzure, startFakeAzure } from '../../test/fake-azure.js';
+import { type FakeAzureSpeech, startFakeAzureSpeech } from '../../test/fake-azure-speech.js';
+import { type FakeBedrock, startFakeBedrock } from '../../test/fake-bedrock.js';
+import { type FakeCohere, startFakeCohere } from '../../test/fake-cohere.js';
+import { type FakeJina, startFakeJina } from '../../test/fake-jina.js';
+import { type FakeUpstream, startFakeUpstream } from '../../test/fake-upstream.js';
+import { type FakeVertex, startFakeVertex } from '../../test/fake-vertex.js';
+import { createChannel, createToken, settled } from '../../test/relay-fixtures.js';
+import { createTestApp, ROOT_PASSWORD, registerUser, type TestApp } from '../../test/test-app.js';
 
 // The official clients against the real app with channels of the vendors whose APIs are not
 // OpenAI's: Azure OpenAI, Bedrock (SigV4, event stream), Vertex AI (service-account token; Gemini

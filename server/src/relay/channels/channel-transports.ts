@@ -1,27 +1,28 @@
 import { providerById, type WireProtocol } from '@switchyard/domain';
-import type { Usage } from '../billing/usage.js';
-import { parseAnthropicError } from '../providers/anthropic/errors.js';
-import { anthropicJsonText, readAnthropicJsonUsage } from '../providers/anthropic/json-meter.js';
-import { buildAnthropicRequest } from '../providers/anthropic/request.js';
-import { parseAzureError } from '../providers/azure/errors.js';
-import { buildAzureRequest } from '../providers/azure/request.js';
-import { buildAzureSpeechRequest } from '../providers/azure-speech/speech.js';
-import { buildQianfanRequest, QIANFAN_CHANNEL_TYPE } from '../providers/baidu/request.js';
-import { parseBedrockError } from '../providers/bedrock/errors.js';
-import { buildBedrockRequest } from '../providers/bedrock/request.js';
-import { BedrockStreamDecoder } from '../providers/bedrock/stream.js';
-import { cohereToOpenAiResponse } from '../providers/cohere/chat.js';
-import { parseCohereError } from '../providers/cohere/errors.js';
-import { buildCohereChatRequest, buildCohereRerankRequest } from '../providers/cohere/request.js';
-import { cohereRerankToGateway } from '../providers/cohere/rerank.js';
-import { CohereToOpenAiStream } from '../providers/cohere/stream.js';
-import { fromCohereUsage } from '../providers/cohere/usage.js';
-import { parseGeminiError } from '../providers/gemini/errors.js';
-import { geminiJsonText, readGeminiJsonUsage } from '../providers/gemini/json-meter.js';
-import { buildGeminiRequest } from '../providers/gemini/request.js';
-import { buildJinaRerankRequest, jinaRerankToGateway } from '../providers/jina/rerank.js';
-import { parseUpstreamError, type UpstreamError } from '../providers/openai/errors.js';
-import { jsonCompletionText, readJsonUsage } from '../providers/openai/json-meter.js';
+import type { Usage } from '../../billing/usage.js';
+import type { SecretBox } from '../../crypto/secret-box.js';
+import { parseAnthropicError } from '../../providers/anthropic/errors.js';
+import { anthropicJsonText, readAnthropicJsonUsage } from '../../providers/anthropic/json-meter.js';
+import { buildAnthropicRequest } from '../../providers/anthropic/request.js';
+import { parseAzureError } from '../../providers/azure/errors.js';
+import { buildAzureRequest } from '../../providers/azure/request.js';
+import { buildAzureSpeechRequest } from '../../providers/azure-speech/speech.js';
+import { buildQianfanRequest, QIANFAN_CHANNEL_TYPE } from '../../providers/baidu/request.js';
+import { parseBedrockError } from '../../providers/bedrock/errors.js';
+import { buildBedrockRequest } from '../../providers/bedrock/request.js';
+import { BedrockStreamDecoder } from '../../providers/bedrock/stream.js';
+import { cohereToOpenAiResponse } from '../../providers/cohere/chat.js';
+import { parseCohereError } from '../../providers/cohere/errors.js';
+import { buildCohereChatRequest, buildCohereRerankRequest } from '../../providers/cohere/request.js';
+import { cohereRerankToGateway } from '../../providers/cohere/rerank.js';
+import { CohereToOpenAiStream } from '../../providers/cohere/stream.js';
+import { fromCohereUsage } from '../../providers/cohere/usage.js';
+import { parseGeminiError } from '../../providers/gemini/errors.js';
+import { geminiJsonText, readGeminiJsonUsage } from '../../providers/gemini/json-meter.js';
+import { buildGeminiRequest } from '../../providers/gemini/request.js';
+import { buildJinaRerankRequest, jinaRerankToGateway } from '../../providers/jina/rerank.js';
+import { parseUpstreamError, type UpstreamError } from '../../providers/openai/errors.js';
+import { jsonCompletionText, readJsonUsage } from '../../providers/openai/json-meter.js';
 import {
   buildOpenAiRequest,
   customPathsFromPlugin,
@@ -29,17 +30,21 @@ import {
   type OpenAiEndpoint,
   type OpenAiRequestInput,
   UpstreamAddresses,
-  type UpstreamRequest,
-} from '../providers/openai/request.js';
-import { readRerankRequest } from '../providers/rerank.js';
-import { asRecord, parseJson } from '../providers/translate/json-reading.js';
-import { parseServiceAccount, VertexAuthError } from '../providers/vertex/access-token.js';
-import { parseVertexError } from '../providers/vertex/errors.js';
-import { buildVertexRequest, vertexPublisher } from '../providers/vertex/request.js';
-import { buildZhipuRequest, ZHIPU_CHANNEL_TYPE } from '../providers/zhipu/request.js';
-import type { Services } from '../services.js';
-import type { RoutableChannel } from './routing/routable-channel.js';
-import type { ConnectionSettings, UpstreamTimeouts } from './upstream-dispatch.js';
+} from '../../providers/openai/request.js';
+import { readRerankRequest } from '../../providers/rerank.js';
+import { asRecord, parseJson } from '../../providers/translate/json-reading.js';
+import type { UpstreamRequest } from '../../providers/upstream-request.js';
+import {
+  parseServiceAccount,
+  VertexAuthError,
+  type VertexTokenCache,
+} from '../../providers/vertex/access-token.js';
+import { parseVertexError } from '../../providers/vertex/errors.js';
+import { buildVertexRequest, vertexPublisher } from '../../providers/vertex/request.js';
+import { buildZhipuRequest, ZHIPU_CHANNEL_TYPE } from '../../providers/zhipu/request.js';
+import type { ZhipuTokenCache } from '../../providers/zhipu/token.js';
+import type { RoutableChannel } from '../routing/routable-channel.js';
+import type { ConnectionSettings, UpstreamTimeouts } from '../transport/transport.js';
 
 // THE table of outbound transports, keyed by the catalog's wire protocol (domain/src/providers.ts).
 // A channel reaches the relay only through the entry of its type's protocol; a protocol without an
@@ -56,6 +61,16 @@ export type ChatBody =
   | { kind: 'object'; value: Record<string, unknown> };
 
 /** A channel as the builders see it: decrypted key, parsed settings and its `plugin` JSON. */
+
+/**
+ * What the transports use of the services (the whole services object satisfies it): the credential
+ * caches some vendors sign or exchange with, and the box that opens a channel's key.
+ */
+export interface TransportServices {
+  relay: { vertexTokens: VertexTokenCache; zhipuTokens: ZhipuTokenCache };
+  secretBox: SecretBox;
+}
+
 export interface ChannelAccess extends OpenAiChannel {
   plugin: unknown;
   /** The channel's own timeouts and private CA (plugin `upstream`), when it sets any. */
@@ -127,7 +142,7 @@ export interface ChatTransport {
   /** The dialect its chat bodies, replies and streams are written in, for this upstream model. */
   dialect(upstreamModel: string): ChatDialect;
   /** May be async (a transport that first fetches a short-lived access token, for instance). */
-  build(input: ChatBuildInput, s: Services): UpstreamRequest | Promise<UpstreamRequest>;
+  build(input: ChatBuildInput, s: TransportServices): UpstreamRequest | Promise<UpstreamRequest>;
   /**
    * For upstreams whose stream is not SSE in the dialect's own framing, or not in a dialect at all
    * (Cohere: translated to OpenAI chunks). `model` is the name the client sees.
@@ -136,7 +151,7 @@ export interface ChatTransport {
   /** For upstreams whose JSON reply is not in the dialect (Cohere): the reply in the dialect. */
   toDialectJson?(raw: Buffer, model: string): Buffer;
   /** The upstream refused the channel's credential (401): drop what is cached for it. */
-  refused?(channel: ChannelAccess, s: Services): void;
+  refused?(channel: ChannelAccess, s: TransportServices): void;
   parseError(status: number, raw: Buffer, contentType: string, headers?: UpstreamHeaders): UpstreamError;
   /** Usage of a JSON reply as the upstream sent it (before `toDialectJson`). */
   jsonUsage(raw: Buffer): Usage | null;
@@ -158,7 +173,7 @@ export interface ChannelTransport {
   /** Chat-shaped requests (any inbound dialect is translated to `dialect`). */
   chat?: ChatTransport;
   /** OpenAI's other endpoints (embeddings, images, audio, ...), sent as the client wrote them. */
-  openAi?: (input: ChannelRequestInput, s: Services) => UpstreamRequest | Promise<UpstreamRequest>;
+  openAi?: (input: ChannelRequestInput, s: TransportServices) => UpstreamRequest | Promise<UpstreamRequest>;
   /** The OpenAI endpoints `openAi` serves, when not every one (a rerank-only vendor). */
   openAiEndpoints?: ReadonlySet<OpenAiEndpoint>;
   /** Its error bodies on those endpoints, when not OpenAI's. */
@@ -454,7 +469,7 @@ function firstKeyLine(key: string): string {
 }
 
 /** What a request builder needs of a channel: its decrypted key and parsed settings. */
-export function channelAccess(s: Services, c: RoutableChannel): ChannelAccess {
+export function channelAccess(s: TransportServices, c: RoutableChannel): ChannelAccess {
   let plugin: unknown = {};
   try {
     plugin = JSON.parse(c.plugin || '{}');

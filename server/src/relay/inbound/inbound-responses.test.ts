@@ -1,8 +1,8 @@
 import OpenAI from 'openai';
 import type { ResponseInputItem, ResponseStreamEvent } from 'openai/resources/responses/responses';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { MODELS, type ProtocolRig, resetRig, startProtocolRig } from '../test/protocol-fixtures.js';
-import { settled } from '../test/relay-fixtures.js';
+import { MODELS, type ProtocolRig, resetRig, startProtocolRig } from '../../test/protocol-fixtures.js';
+import { settled } from '../../test/relay-fixtures.js';
 
 // OpenAI's Responses API on a channel that only speaks chat/completions (the Custom type), with
 // the official SDK's `responses.create`: the request becomes a chat body, the chat stream becomes

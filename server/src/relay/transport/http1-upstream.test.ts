@@ -10,8 +10,8 @@ import { Http1Upstream, type Http1UpstreamOptions } from './http1-upstream.js';
 import { TurnEnd } from './turn-end.js';
 import { CallCancel, sendUpstream, type UpstreamRequestOptions } from './upstream-dispatch.js';
 
-const cert = readFileSync(new URL('./testdata/localhost-cert.pem', import.meta.url));
-const key = readFileSync(new URL('./testdata/localhost-key.pem', import.meta.url));
+const cert = readFileSync(new URL('../testdata/localhost-cert.pem', import.meta.url));
+const key = readFileSync(new URL('../testdata/localhost-key.pem', import.meta.url));
 
 const cleanups: (() => Promise<unknown> | unknown)[] = [];
 afterEach(async () => {
