@@ -27,9 +27,8 @@ module.exports = {
       severity: 'error',
       comment:
         "A console screen (.tsx) never calls the server itself: its feature's api.ts holds the calls " +
-        '(query hooks and request functions). Known exception: the telegram screen, being reworked on ' +
-        'another branch at the time this rule came.',
-      from: { path: '^web/src/.+\\.tsx$', pathNot: ['^web/src/features/telegram/', '\\.test\\.tsx$'] },
+        '(query hooks and request functions).',
+      from: { path: '^web/src/.+\\.tsx$', pathNot: '\\.test\\.tsx$' },
       to: { path: '^web/src/lib/api-client\\.ts$' },
     },
     {

@@ -13,41 +13,41 @@ import {
   type TelegramMenuView,
   telegramMenuInput,
 } from '@switchyard/domain';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useConfirm } from '../../components/confirm-dialog';
-import { type DataColumn, DataTable, useTableQuery, useTableState } from '../../components/data-table';
-import { api, apiGet, apiPost } from '../../lib/api-client';
+import { type DataColumn, DataTable, useTableState } from '../../components/data-table';
+import { PageHeader, SearchField } from '../../components/list-screen';
 import { toast } from '../../lib/toast';
 import { FormDialog, type FormValues } from '../admin/form-dialog';
-import { PageHeader } from '../admin/page-header';
-import { SearchField } from '../admin/search-field';
 import { useAdminAction } from '../admin/use-admin-action';
-
-const PATH = '/api/option/telegram';
+import {
+  deleteTelegramMenu,
+  reloadTelegramBot,
+  saveTelegramMenu,
+  TELEGRAM_PATH,
+  useTelegramBotStatus,
+  useTelegramMenuPage,
+} from './api';
 
 export default function TelegramMenuPage() {
   const { t } = useTranslation();
   const client = useQueryClient();
   const controls = useTableState({ filters: ['keyword'], defaultOrder: '-id' });
-  const query = useTableQuery<TelegramMenuView>(PATH, controls);
-  const status = useQuery({
-    queryKey: [PATH, 'status'],
-    queryFn: () => apiGet<{ status: boolean; is_webhook: boolean }>(`${PATH}/status`),
-  });
+  const query = useTelegramMenuPage(controls);
+  const status = useTelegramBotStatus();
   const [editing, setEditing] = useState<{ open: boolean; entry: TelegramMenuView | null }>({
     open: false,
     entry: null,
   });
   const [confirm, ask] = useConfirm();
-  const remove = useAdminAction((id: number) => api('DELETE', `${PATH}/${id}`), {
-    invalidate: [PATH],
+  const remove = useAdminAction(deleteTelegramMenu, {
+    invalidate: [TELEGRAM_PATH],
     success: t('admin.common.deleted'),
   });
-  // Restarts the bot and registers its command list (built-ins and this menu) with Telegram again.
-  const reload = useAdminAction(() => api<{ status: boolean }>('PUT', `${PATH}/reload`), {
-    invalidate: [PATH],
+  const reload = useAdminAction(reloadTelegramBot, {
+    invalidate: [TELEGRAM_PATH],
     success: (r) => t(r.status ? 'admin.telegram.reloaded' : 'admin.telegram.reloadedOff'),
   });
   const entry = editing.entry;
@@ -185,9 +185,9 @@ export default function TelegramMenuPage() {
         toBody={(v) => ({ ...v, id: entry?.id ?? 0 })}
         schema={telegramMenuInput}
         submit={async (body) => {
-          await apiPost(PATH, body);
+          await saveTelegramMenu(body);
           toast.success(t(entry ? 'admin.common.saved' : 'admin.common.created'));
-          await client.invalidateQueries({ queryKey: [PATH] });
+          await client.invalidateQueries({ queryKey: [TELEGRAM_PATH] });
         }}
         onClose={() => setEditing({ open: false, entry: null })}
       />
