@@ -24,3 +24,30 @@ export interface UpstreamRequest {
 
 /** A channel whose key, address or settings cannot make a request: the channel's fault. */
 export class ChannelConfigError extends Error {}
+
+/**
+ * The request of a protocol whose streams report usage unasked (all but OpenAI's): no
+ * `include_usage` turned on, so no usage chunk to hide from the client.
+ */
+export function plainUpstreamRequest(
+  method: UpstreamRequest['method'],
+  origin: string,
+  path: string,
+  headers: Record<string, string>,
+  body: UpstreamRequest['body'],
+  rewritten: boolean,
+  stream: boolean,
+): UpstreamRequest {
+  return {
+    method,
+    origin,
+    path,
+    url: `${origin}${path}`,
+    headers,
+    body,
+    rewritten,
+    stream,
+    clientWantsUsage: false,
+    dropUsageChunk: false,
+  };
+}
