@@ -26,10 +26,10 @@ export interface UpstreamRequest {
 export class ChannelConfigError extends Error {}
 
 /**
- * The request of a protocol whose streams report usage unasked (all but OpenAI's): no
- * `include_usage` turned on, so no usage chunk to hide from the client.
+ * The request as one object literal (a spread would add its keys one runtime call at a time). The
+ * usage flags stay off for every protocol but OpenAI's, whose streams report usage only when asked.
  */
-export function plainUpstreamRequest(
+export function upstreamRequest(
   method: UpstreamRequest['method'],
   origin: string,
   path: string,
@@ -37,6 +37,8 @@ export function plainUpstreamRequest(
   body: UpstreamRequest['body'],
   rewritten: boolean,
   stream: boolean,
+  clientWantsUsage = false,
+  dropUsageChunk = false,
 ): UpstreamRequest {
   return {
     method,
@@ -47,7 +49,7 @@ export function plainUpstreamRequest(
     body,
     rewritten,
     stream,
-    clientWantsUsage: false,
-    dropUsageChunk: false,
+    clientWantsUsage,
+    dropUsageChunk,
   };
 }

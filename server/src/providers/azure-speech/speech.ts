@@ -2,7 +2,7 @@ import { emptyUsage, type Usage } from '../../billing/usage.js';
 import type { OpenAiChannel } from '../openai/request.js';
 import { asNumber, asRecord, asString, type JsonRecord } from '../translate/json-reading.js';
 import { TranslationError } from '../translate/translation-error.js';
-import { ChannelConfigError, plainUpstreamRequest, type UpstreamRequest } from '../upstream-request.js';
+import { ChannelConfigError, type UpstreamRequest, upstreamRequest } from '../upstream-request.js';
 
 // Azure AI Speech text to speech behind OpenAI's `POST /v1/audio/speech`: the JSON body becomes
 // SSML sent to `https://{region}.tts.speech.microsoft.com/cognitiveservices/v1` with the resource
@@ -168,7 +168,7 @@ export function buildAzureSpeechRequest(input: {
     'content-length': String(ssml.length),
   });
   return {
-    request: plainUpstreamRequest('POST', url.origin, path, headers, ssml, true, false),
+    request: upstreamRequest('POST', url.origin, path, headers, ssml, true, false),
     contentType: format.mime,
     usage: { ...emptyUsage(), inputTokens: characters },
   };

@@ -1,5 +1,5 @@
 import type { OpenAiChannel } from '../openai/request.js';
-import { ChannelConfigError, plainUpstreamRequest, type UpstreamRequest } from '../upstream-request.js';
+import { ChannelConfigError, type UpstreamRequest, upstreamRequest } from '../upstream-request.js';
 import { signSigV4 } from './sigv4.js';
 
 // Claude on Amazon Bedrock: InvokeModel (`POST /model/{id}/invoke`) and
@@ -144,5 +144,5 @@ export function buildBedrockRequest(input: BedrockRequestInput): UpstreamRequest
   }
   headers['content-length'] = String(body.length);
   headers['accept-encoding'] = 'identity';
-  return plainUpstreamRequest('POST', url.origin, path, headers, body, true, stream);
+  return upstreamRequest('POST', url.origin, path, headers, body, true, stream);
 }

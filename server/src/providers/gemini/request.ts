@@ -1,7 +1,7 @@
 import { providerById } from '@switchyard/domain';
 import type { OpenAiChannel } from '../openai/request.js';
 import { withChannelHeaders } from '../upstream-headers.js';
-import { ChannelConfigError, plainUpstreamRequest, type UpstreamRequest } from '../upstream-request.js';
+import { ChannelConfigError, type UpstreamRequest, upstreamRequest } from '../upstream-request.js';
 
 export const GEMINI_DEFAULT_BASE_URL = 'https://generativelanguage.googleapis.com';
 export const GEMINI_DEFAULT_API_VERSION = 'v1beta';
@@ -96,7 +96,7 @@ export function buildGeminiRequest(input: GeminiRequestInput): UpstreamRequest {
   const path = `${root.pathname}/${rel}${query ? `?${query}` : ''}`;
   const isGet = action === 'models';
   const plan = isGet ? null : bodyBytes(input.body);
-  return plainUpstreamRequest(
+  return upstreamRequest(
     isGet ? 'GET' : 'POST',
     root.origin,
     path,

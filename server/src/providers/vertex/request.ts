@@ -1,5 +1,5 @@
 import type { OpenAiChannel } from '../openai/request.js';
-import { ChannelConfigError, plainUpstreamRequest, type UpstreamRequest } from '../upstream-request.js';
+import { ChannelConfigError, type UpstreamRequest, upstreamRequest } from '../upstream-request.js';
 import { parseServiceAccount, type ServiceAccount, type VertexTokenCache } from './access-token.js';
 
 // Vertex AI serves two model families under one project and region:
@@ -132,7 +132,7 @@ export async function buildVertexRequest(
     'content-length': String(body.length),
     'accept-encoding': 'identity',
   });
-  return plainUpstreamRequest(
+  return upstreamRequest(
     'POST',
     url.origin,
     path,
