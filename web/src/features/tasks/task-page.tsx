@@ -2,6 +2,7 @@ import MenuItem from '@mui/material/MenuItem';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import { TaskStatus } from '@switchyard/domain';
+import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSession } from '../../app/session-context';
 import { type DataColumn, useTableQuery, useTableState } from '../../components/data-table';
@@ -104,39 +105,51 @@ export default function TaskPage() {
         { name: 'action', label: t('user.task.type') },
       ]}
       extra={(draft, set) => [
-        <TextField
+        <DraftSelect
           key="platform"
-          select
-          size="small"
           label={t('user.task.platform')}
           value={draft.platform ?? ''}
-          onChange={(e) => set('platform', e.target.value)}
-          sx={{ width: 130 }}
-        >
-          <MenuItem value="">{t('user.common.all')}</MenuItem>
-          {PLATFORMS.map((p) => (
-            <MenuItem key={p} value={p}>
-              {t(`user.task.platforms.${p}`)}
-            </MenuItem>
-          ))}
-        </TextField>,
-        <TextField
+          onChange={(v) => set('platform', v)}
+          options={PLATFORMS.map((p) => ({ value: p, label: t(`user.task.platforms.${p}`) }))}
+        />,
+        <DraftSelect
           key="status"
-          select
-          size="small"
           label={t('user.task.status')}
           value={draft.status ?? ''}
-          onChange={(e) => set('status', e.target.value)}
-          sx={{ width: 130 }}
-        >
-          <MenuItem value="">{t('user.common.all')}</MenuItem>
-          {TASK_STATUSES.map((status) => (
-            <MenuItem key={status} value={status}>
-              <TaskStatusLabel status={status} />
-            </MenuItem>
-          ))}
-        </TextField>,
+          onChange={(v) => set('status', v)}
+          options={TASK_STATUSES.map((status) => ({
+            value: status,
+            label: <TaskStatusLabel status={status} />,
+          }))}
+        />,
       ]}
     />
+  );
+}
+
+/** A choice of the filter bar's draft, '' (the first entry) meaning all. */
+function DraftSelect(props: {
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  options: readonly { value: string; label: ReactNode }[];
+}) {
+  const { t } = useTranslation();
+  return (
+    <TextField
+      select
+      size="small"
+      label={props.label}
+      value={props.value}
+      onChange={(e) => props.onChange(e.target.value)}
+      sx={{ width: 130 }}
+    >
+      <MenuItem value="">{t('user.common.all')}</MenuItem>
+      {props.options.map((option) => (
+        <MenuItem key={option.value} value={option.value}>
+          {option.label}
+        </MenuItem>
+      ))}
+    </TextField>
   );
 }
