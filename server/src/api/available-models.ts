@@ -1,5 +1,5 @@
 import { type AvailableModelView, PriceType, type PriceView } from '@switchyard/domain';
-import type { ModelPrice } from '../billing/price-book.js';
+import type { ModelPrice } from '../billing/pricing/price-book.js';
 import type { RouteContext } from '../http/route.js';
 import type { Services } from '../services.js';
 

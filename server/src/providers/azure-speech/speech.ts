@@ -1,4 +1,4 @@
-import { emptyUsage, type Usage } from '../../billing/usage.js';
+import { emptyUsage, type Usage } from '../../billing/pricing/usage.js';
 import type { OpenAiChannel } from '../openai/request.js';
 import { asNumber, asRecord, asString, type JsonRecord } from '../translate/json-reading.js';
 import { TranslationError } from '../translate/translation-error.js';

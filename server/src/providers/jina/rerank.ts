@@ -1,5 +1,5 @@
 import { providerById } from '@switchyard/domain';
-import { emptyUsage, type Usage } from '../../billing/usage.js';
+import { emptyUsage, type Usage } from '../../billing/pricing/usage.js';
 import type { OpenAiChannel } from '../openai/request.js';
 import { isRerankResult, type RerankRequest, type RerankResponse, rerankResults } from '../rerank.js';
 import { asArray, asCount, asRecord, asString, parseJson } from '../translate/json-reading.js';

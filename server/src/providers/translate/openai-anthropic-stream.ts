@@ -1,4 +1,4 @@
-import { emptyUsage, type Usage } from '../../billing/usage.js';
+import { emptyUsage, type Usage } from '../../billing/pricing/usage.js';
 import { anthropicErrorBody, anthropicErrorFromObject } from '../anthropic/errors.js';
 import type { AnthropicStopReason } from '../anthropic/message-types.js';
 import { fromAnthropicUsage, mergeAnthropicUsage, toAnthropicUsage } from '../anthropic/usage.js';

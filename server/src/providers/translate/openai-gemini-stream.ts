@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { emptyUsage, type Usage } from '../../billing/usage.js';
+import { emptyUsage, type Usage } from '../../billing/pricing/usage.js';
 import type { GeminiFinishReason, GeminiPart, GeminiResponse } from '../gemini/content-types.js';
 import { geminiErrorBody, geminiErrorFromObject } from '../gemini/errors.js';
 import { fromGeminiUsage, toGeminiUsageMetadata } from '../gemini/usage.js';

@@ -1,5 +1,5 @@
 import { EXTRA_RATIO_KEYS, type ExtraRatioKey, type PriceType } from '@switchyard/domain';
-import type { PriceRow } from '../db/tables.js';
+import type { PriceRow } from '../../db/tables.js';
 
 // The keys a price's `extra_ratios` may hold are the domain's, shared with the console's forms.
 export { EXTRA_RATIO_KEYS, type ExtraRatioKey };

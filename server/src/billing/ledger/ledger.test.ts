@@ -1,15 +1,15 @@
 import { LogType, TokenStatus } from '@switchyard/domain';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDb, type Database } from '../db/create-db.js';
-import { insertReturningId, toNumber } from '../db/dialect.js';
-import { migrateToLatest } from '../db/migrations/index.js';
-import { newTokenRow } from '../db/queries/tokens.js';
-import { newUserRow } from '../db/queries/users.js';
-import { createTestDatabase, engineTargets, type TestDatabase } from '../test/databases.js';
-import { KyselyLedgerStore } from './kysely-ledger-store.js';
+import { createDb, type Database } from '../../db/create-db.js';
+import { insertReturningId, toNumber } from '../../db/dialect.js';
+import { migrateToLatest } from '../../db/migrations/index.js';
+import { newTokenRow } from '../../db/queries/tokens.js';
+import { newUserRow } from '../../db/queries/users.js';
+import { createTestDatabase, engineTargets, type TestDatabase } from '../../test/databases.js';
+import { KyselyLedgerStore } from '../kysely-ledger/kysely-ledger-store.js';
+import { WriteBatcher } from '../kysely-ledger/write-batcher.js';
+import { SqliteWorkerLedger } from '../sqlite-ledger/sqlite-ledger-client.js';
 import { type ConsumeLog, Ledger, type LedgerStore, type Reservation } from './ledger.js';
-import { SqliteWorkerLedger } from './sqlite-ledger-client.js';
-import { WriteBatcher } from './write-batcher.js';
 
 // Every store runs the same cases: Kysely on each engine, and the SQLite worker thread.
 const variants = engineTargets().flatMap((target) => [

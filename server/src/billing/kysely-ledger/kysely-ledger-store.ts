@@ -1,22 +1,22 @@
 import { randomBytes } from 'node:crypto';
 import { LogType, TokenStatus } from '@switchyard/domain';
 import { type Insertable, sql, type Transaction } from 'kysely';
-import { isConnectionLoss } from '../db/connection-loss.js';
-import type { Database } from '../db/create-db.js';
-import { storableText } from '../db/storable-text.js';
-import type { LogsTable, Tables } from '../db/tables.js';
-import { type Budget, QuotaLeases } from './leases/quota-leases.js';
-import type { ConsumeLog, LedgerStore, ReserveRefusal, ReserveRequest } from './ledger.js';
-import { settlementAmounts, withShortfall } from './settlement.js';
+import { isConnectionLoss } from '../../db/connection-loss.js';
+import type { Database } from '../../db/create-db.js';
+import { storableText } from '../../db/storable-text.js';
+import type { LogsTable, Tables } from '../../db/tables.js';
+import { type Budget, QuotaLeases } from '../leases/quota-leases.js';
+import type { ConsumeLog, LedgerStore, ReserveRefusal, ReserveRequest } from '../ledger/ledger.js';
+import { settlementAmounts, withShortfall } from '../ledger/settlement.js';
 import {
   givenBack,
   type LockedBalances,
   needsRoom,
   type PlannedSettle,
   planSettlements,
-} from './settlement-plan.js';
+} from '../ledger/settlement-plan.js';
+import type { HeldQuota, SettledAmounts } from '../sqlite-ledger/sqlite-ledger-core.js';
 import { SettlementQueue } from './settlement-queue.js';
-import type { HeldQuota, SettledAmounts } from './sqlite-ledger-core.js';
 import { isTransient, type WriteBatcher, WriteBatcherClosedError } from './write-batcher.js';
 
 /** A settlement (`settle` set) or a release waiting for its group. */

@@ -1,5 +1,5 @@
 import type { Transaction } from 'kysely';
-import type { Tables } from '../db/tables.js';
+import type { Tables } from '../../db/tables.js';
 import { type WriteBatcher, WriteBatcherClosedError } from './write-batcher.js';
 
 /** How a group of items is written: together (the common case), or one alone after a failure. */

@@ -1,5 +1,5 @@
 import type { Insertable } from 'kysely';
-import type { LogsTable } from '../db/tables.js';
+import type { LogsTable } from '../../db/tables.js';
 
 /**
  * The consume log row of a settlement, every column but `quota`: the ledger writes the amount it

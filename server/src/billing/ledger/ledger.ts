@@ -1,16 +1,16 @@
-import { isConnectionLoss } from '../db/connection-loss.js';
+import { isConnectionLoss } from '../../db/connection-loss.js';
+import { WriteBatcherClosedError } from '../kysely-ledger/write-batcher.js';
+import type { HeldQuota, ReserveRefusal, SettledAmounts } from '../sqlite-ledger/sqlite-ledger-core.js';
 import type { ConsumeLog } from './consume-log.js';
 import type { JournalEntry, SettlementJournal } from './settlement-journal.js';
-import type { HeldQuota, ReserveRefusal, SettledAmounts } from './sqlite-ledger-core.js';
-import { WriteBatcherClosedError } from './write-batcher.js';
 
 // Reserve, settle and release of quota: reserve before sending, settle exactly once on every path,
 // never take a balance below zero. The ledger keeps the rules that do not depend on the engine (a
 // reservation settles once; only issued reservations settle); a store does the SQL:
 // `KyselyLedgerStore` (PostgreSQL, MySQL) or `SqliteWorkerLedger` (SQLite, in a thread of its own).
 
+export type { ReserveRefusal } from '../sqlite-ledger/sqlite-ledger-core.js';
 export type { ConsumeLog } from './consume-log.js';
-export type { ReserveRefusal } from './sqlite-ledger-core.js';
 
 export interface ReserveRequest {
   userId: number;

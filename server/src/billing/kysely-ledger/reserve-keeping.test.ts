@@ -1,13 +1,13 @@
 import { LogType } from '@switchyard/domain';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDb, type Database } from '../db/create-db.js';
-import { insertReturningId, toNumber } from '../db/dialect.js';
-import { migrateToLatest } from '../db/migrations/index.js';
-import { newTokenRow } from '../db/queries/tokens.js';
-import { newUserRow } from '../db/queries/users.js';
-import { createTestDatabase, engineTargets, type TestDatabase } from '../test/databases.js';
+import { createDb, type Database } from '../../db/create-db.js';
+import { insertReturningId, toNumber } from '../../db/dialect.js';
+import { migrateToLatest } from '../../db/migrations/index.js';
+import { newTokenRow } from '../../db/queries/tokens.js';
+import { newUserRow } from '../../db/queries/users.js';
+import { createTestDatabase, engineTargets, type TestDatabase } from '../../test/databases.js';
+import { type ConsumeLog, Ledger, type Reservation } from '../ledger/ledger.js';
 import { KyselyLedgerStore } from './kysely-ledger-store.js';
-import { type ConsumeLog, Ledger, type Reservation } from './ledger.js';
 import { WriteBatcher } from './write-batcher.js';
 
 // No reserve outlives its node: a reserve held in the database names its node and expires unless

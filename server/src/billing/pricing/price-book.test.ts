@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { PriceRow } from '../db/tables.js';
+import type { PriceRow } from '../../db/tables.js';
 import { PriceBook, parseExtraRatios } from './price-book.js';
 
 function row(model: string, patch: Partial<PriceRow> = {}): PriceRow {

@@ -1,10 +1,10 @@
 import { TokenStatus } from '@switchyard/domain';
 import type SQLite from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createDb } from '../db/create-db.js';
-import { migrateToLatest } from '../db/migrations/index.js';
-import { openSqliteFile } from '../db/sqlite-file.js';
-import { createTestDatabase, engineTargets, type TestDatabase } from '../test/databases.js';
+import { createDb } from '../../db/create-db.js';
+import { migrateToLatest } from '../../db/migrations/index.js';
+import { openSqliteFile } from '../../db/sqlite-file.js';
+import { createTestDatabase, engineTargets, type TestDatabase } from '../../test/databases.js';
 import { logRow } from './consume-log-row.js';
 import { type HeldQuota, type LedgerJob, SqliteLedgerCore } from './sqlite-ledger-core.js';
 

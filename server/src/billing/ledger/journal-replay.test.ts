@@ -3,17 +3,17 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { LogType } from '@switchyard/domain';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDb, type Database } from '../db/create-db.js';
-import { insertReturningId, toNumber } from '../db/dialect.js';
-import { migrateToLatest } from '../db/migrations/index.js';
-import { newTokenRow } from '../db/queries/tokens.js';
-import { newUserRow } from '../db/queries/users.js';
-import { createTestDatabase, engineTargets, type TestDatabase } from '../test/databases.js';
-import { KyselyLedgerStore } from './kysely-ledger-store.js';
+import { createDb, type Database } from '../../db/create-db.js';
+import { insertReturningId, toNumber } from '../../db/dialect.js';
+import { migrateToLatest } from '../../db/migrations/index.js';
+import { newTokenRow } from '../../db/queries/tokens.js';
+import { newUserRow } from '../../db/queries/users.js';
+import { createTestDatabase, engineTargets, type TestDatabase } from '../../test/databases.js';
+import { KyselyLedgerStore } from '../kysely-ledger/kysely-ledger-store.js';
+import { WriteBatcher } from '../kysely-ledger/write-batcher.js';
+import { SqliteWorkerLedger } from '../sqlite-ledger/sqlite-ledger-client.js';
 import { type ConsumeLog, Ledger } from './ledger.js';
 import { SettlementJournal } from './settlement-journal.js';
-import { SqliteWorkerLedger } from './sqlite-ledger-client.js';
-import { WriteBatcher } from './write-batcher.js';
 
 // A restart makes again exactly the journaled settlements that never committed: one that committed
 // but whose done mark the kill prevented is recognised (SQLite: the journal mark committed with

@@ -1,10 +1,10 @@
 import type { Transaction } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createDb, type Database } from '../db/create-db.js';
-import { isUniqueViolation } from '../db/dialect.js';
-import { migrateToLatest } from '../db/migrations/index.js';
-import type { Tables } from '../db/tables.js';
-import { createTestDatabase, engineTargets, type TestDatabase } from '../test/databases.js';
+import { createDb, type Database } from '../../db/create-db.js';
+import { isUniqueViolation } from '../../db/dialect.js';
+import { migrateToLatest } from '../../db/migrations/index.js';
+import type { Tables } from '../../db/tables.js';
+import { createTestDatabase, engineTargets, type TestDatabase } from '../../test/databases.js';
 import { WriteBatcher, WriteBatcherClosedError, type WriteJob } from './write-batcher.js';
 
 // Jobs write rows into `options` (a plain key/value table with a unique key), so a duplicate key is

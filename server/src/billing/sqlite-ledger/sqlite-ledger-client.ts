@@ -1,8 +1,8 @@
 import { Worker } from 'node:worker_threads';
 import { TokenStatus } from '@switchyard/domain';
-import { openSqliteFile } from '../db/sqlite-file.js';
+import { openSqliteFile } from '../../db/sqlite-file.js';
+import type { ConsumeLog, LedgerStore, ReserveRefusal } from '../ledger/ledger.js';
 import { CommittedBalanceCache } from './committed-balances.js';
-import type { ConsumeLog, LedgerStore, ReserveRefusal } from './ledger.js';
 import { type ReplyVisitor, RequestWriter, readReplies, type WireReplies } from './ledger-wire.js';
 import { PendingCalls } from './pending-calls.js';
 import { type CommittedBalances, QuotaHolds } from './quota-holds.js';

@@ -1,5 +1,5 @@
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
-import { openSqliteFile } from '../db/sqlite-file.js';
+import { openSqliteFile } from '../../db/sqlite-file.js';
 import { ReplyWriter, RequestReader, type RequestVisitor, type WireRequests } from './ledger-wire.js';
 import {
   type JobResult,

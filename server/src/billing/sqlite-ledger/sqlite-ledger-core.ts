@@ -1,4 +1,12 @@
 import type SQLite from 'better-sqlite3';
+import type { HeldQuota } from '../ledger/held-quota.js';
+import { settlementAmounts, withShortfall } from '../ledger/settlement.js';
+import {
+  type LockedBalances,
+  needsRoom,
+  type PlannedSettle,
+  planSettlements,
+} from '../ledger/settlement-plan.js';
 import {
   CHANNEL_ID_INDEX,
   LOG_COLUMNS,
@@ -6,9 +14,6 @@ import {
   METADATA_INDEX,
   QUOTA_INDEX,
 } from './consume-log-row.js';
-import type { HeldQuota } from './held-quota.js';
-import { settlementAmounts, withShortfall } from './settlement.js';
-import { type LockedBalances, needsRoom, type PlannedSettle, planSettlements } from './settlement-plan.js';
 
 // The ledger's SQL on one SQLite connection, with statements prepared once. It runs inside the
 // ledger worker thread (main-thread commits stalled the event loop), but is
@@ -23,7 +28,7 @@ export interface TokenStatusCodes {
 
 export type ReserveRefusal = 'insufficient_user_quota' | 'insufficient_token_quota';
 
-export type { HeldQuota } from './held-quota.js';
+export type { HeldQuota } from '../ledger/held-quota.js';
 
 /**
  * A settlement to commit. The SQLite store holds quota in the main thread's memory, so its jobs come

@@ -1,9 +1,9 @@
 import type { Transaction } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDb, type Database } from '../db/create-db.js';
-import { migrateToLatest } from '../db/migrations/index.js';
-import type { Tables } from '../db/tables.js';
-import { createTestDatabase, engineTargets, type TestDatabase } from '../test/databases.js';
+import { createDb, type Database } from '../../db/create-db.js';
+import { migrateToLatest } from '../../db/migrations/index.js';
+import type { Tables } from '../../db/tables.js';
+import { createTestDatabase, engineTargets, type TestDatabase } from '../../test/databases.js';
 import { SettlementQueue, type SettlementQueueOptions } from './settlement-queue.js';
 import { WriteBatcher, WriteBatcherClosedError } from './write-batcher.js';
 

@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
-import { isConnectionLoss } from '../db/connection-loss.js';
-import type { Tables } from '../db/tables.js';
+import { isConnectionLoss } from '../../db/connection-loss.js';
+import type { Tables } from '../../db/tables.js';
 
 /**
  * A unit of work run inside a transaction. It may run more than once (its batch is rolled back and

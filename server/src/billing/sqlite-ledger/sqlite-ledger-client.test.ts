@@ -1,11 +1,11 @@
 import { TokenStatus } from '@switchyard/domain';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDb, type Database } from '../db/create-db.js';
-import { migrateToLatest } from '../db/migrations/index.js';
-import { newTokenRow } from '../db/queries/tokens.js';
-import { newUserRow } from '../db/queries/users.js';
-import { openSqliteFile } from '../db/sqlite-file.js';
-import { createTestDatabase, engineTargets, type TestDatabase } from '../test/databases.js';
+import { createDb, type Database } from '../../db/create-db.js';
+import { migrateToLatest } from '../../db/migrations/index.js';
+import { newTokenRow } from '../../db/queries/tokens.js';
+import { newUserRow } from '../../db/queries/users.js';
+import { openSqliteFile } from '../../db/sqlite-file.js';
+import { createTestDatabase, engineTargets, type TestDatabase } from '../../test/databases.js';
 import { logRow } from './consume-log-row.js';
 import { SqliteWorkerLedger } from './sqlite-ledger-client.js';
 import { SqliteLedgerCore } from './sqlite-ledger-core.js';
