@@ -11,29 +11,7 @@ module.exports = {
         'A module must not reach itself again through its imports, not even through `import type`: ' +
         'a cycle makes load order matter and the parts impossible to read or test alone.',
       from: {},
-      to: {
-        circular: true,
-        // Known exception: services.ts names the type of the task poller and the messaging bot, whose
-        // modules take the whole `Services`; only type imports close that ring (no load-order effect),
-        // and ending it means those two declaring the slice of services they use, as the relay does.
-        viaOnly: { pathNot: '^server/src/services\\.ts$' },
-      },
-    },
-    {
-      name: 'no-circular-through-relay',
-      severity: 'error',
-      comment:
-        'The relay is out of the services.ts ring: what services.ts names of it (relay-services.ts) ' +
-        'declares interfaces or takes slices, so no relay module reaches itself again, services.ts included.',
-      from: { path: '^server/src/relay/' },
       to: { circular: true },
-    },
-    {
-      name: 'no-circular-at-run-time',
-      severity: 'error',
-      comment: 'No exception for cycles of value imports, services.ts included.',
-      from: {},
-      to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
     },
     {
       name: 'web-shared-code-not-from-features',
@@ -49,9 +27,8 @@ module.exports = {
       severity: 'error',
       comment:
         "A console screen (.tsx) never calls the server itself: its feature's api.ts holds the calls " +
-        '(query hooks and request functions). Known exception: the telegram screen, being reworked on ' +
-        'another branch at the time this rule came.',
-      from: { path: '^web/src/.+\\.tsx$', pathNot: ['^web/src/features/telegram/', '\\.test\\.tsx$'] },
+        '(query hooks and request functions).',
+      from: { path: '^web/src/.+\\.tsx$', pathNot: '\\.test\\.tsx$' },
       to: { path: '^web/src/lib/api-client\\.ts$' },
     },
     {

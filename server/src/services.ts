@@ -19,8 +19,8 @@ import type { GatewayDriver } from './payments/gateway.js';
 import type { RelayServices } from './relay/relay-services.js';
 import type { Secrets } from './secrets.js';
 import type { KlingTokenCache } from './tasks/kling/kling-token.js';
-import type { TaskPoller } from './tasks/task-poller.js';
-import type { TelegramBot } from './telegram/telegram-bot.js';
+import type { TaskPolling } from './tasks/task-polling.js';
+import type { MessagingBot } from './telegram/messaging-bot.js';
 import type { CallTracer } from './tracing/call-tracer.js';
 
 export type { Repos } from './db/repos.js';
@@ -59,11 +59,11 @@ export interface Services {
   /** The /v1 pipeline's in-memory tables, ledger and upstream pools. */
   relay: RelayServices;
   /** Scheduled work, started by main.ts's composition and stopped by close(). */
-  jobs: { statisticsRollup: StatisticsRollup; taskPoller: TaskPoller };
+  jobs: { statisticsRollup: StatisticsRollup; taskPoller: TaskPolling };
   /** The asynchronous task relays (Midjourney, Suno, Kling): Kling's signed tokens per key. */
   tasks: { klingTokens: KlingTokenCache };
   /** The messaging bot (off until TelegramBotToken is set). */
-  telegram: TelegramBot;
+  telegram: MessagingBot;
   clock: Clock;
   /** Operating a node: its name, metrics (when METRICS_TOKEN is set), Redis reachability for /readyz. */
   ops?: {

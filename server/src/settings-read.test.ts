@@ -13,13 +13,13 @@ const SERVER_SRC = fileURLToPath(new URL('.', import.meta.url));
 // The option editor, the resource editors and their presenters store and echo every field; a
 // read there proves nothing. Other API handlers (sign-in, status, top-up) are where some settings act.
 const PLUMBING_API = new Set([
-  'api/options.ts',
-  'api/channels.ts',
-  'api/tokens.ts',
-  'api/users.ts',
-  'api/user-groups.ts',
+  'api/settings/options.ts',
+  'api/relay-resources/channels.ts',
+  'api/relay-resources/tokens.ts',
+  'api/users/users.ts',
+  'api/users/user-groups.ts',
   'api/validation.ts',
-  'api/channel-tools.ts',
+  'api/relay-resources/channel-tools.ts',
 ]);
 
 /** Files that only carry a setting between the API and the database. */

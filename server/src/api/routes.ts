@@ -15,10 +15,52 @@ import {
   resetBody,
   sendVerificationCode,
   turnstileQuery,
-} from './account.js';
-import { analyticsPeriod, analyticsStatistics, periodQuery } from './analytics.js';
-import { availableModels } from './available-models.js';
-import { listModelOwners, userGroupMap } from './catalog.js';
+} from './account/account.js';
+import {
+  gitHubCallback,
+  larkCallback,
+  oauthCallbackQuery,
+  oauthState,
+  oidcCallback,
+  oidcEndpoint,
+  unbind,
+  unbindBody,
+  weChatBind,
+  weChatLogin,
+  weChatQuery,
+} from './account/oauth.js';
+import {
+  beginPasskeyLogin,
+  beginPasskeyRegistration,
+  deletePasskey,
+  finishPasskeyLogin,
+  finishPasskeyRegistration,
+  listPasskeys,
+  passkeyLoginBody,
+  passkeyRegistrationBody,
+  passkeyRenameBody,
+  renamePasskey,
+} from './account/passkeys.js';
+import { generateAccessToken, getSelf, updateSelf } from './account/self.js';
+import {
+  createOrder,
+  listUserPayments,
+  orderBody,
+  orderStatus,
+  orderStatusQuery,
+  paymentNotify,
+} from './payments/orders.js';
+import {
+  createPayment,
+  deletePayment,
+  getPayment,
+  listOrders,
+  listPayments,
+  orderListQuery,
+  paymentBody,
+  paymentListQuery,
+  updatePayment,
+} from './payments/payments.js';
 import {
   batchApiVersionBody,
   batchDeleteBody,
@@ -44,7 +86,7 @@ import {
   tagStatusParams,
   updateAllBalances,
   updateChannelBalance,
-} from './channel-tools.js';
+} from './relay-resources/channel-tools.js';
 import {
   channelCreateBody,
   channelListQuery,
@@ -58,7 +100,7 @@ import {
   testAllChannels,
   testOneChannel,
   updateChannel,
-} from './channels.js';
+} from './relay-resources/channels.js';
 import {
   deadLetterListQuery,
   deleteLogs,
@@ -72,60 +114,7 @@ import {
   selfLogListQuery,
   selfLogStat,
   selfLogStatQuery,
-} from './logs.js';
-import {
-  createModelOwner,
-  deleteModelOwner,
-  getModelOwner,
-  modelOwnerBody,
-  modelOwnerMap,
-  updateModelOwner,
-} from './model-owners.js';
-import {
-  gitHubCallback,
-  larkCallback,
-  oauthCallbackQuery,
-  oauthState,
-  oidcCallback,
-  oidcEndpoint,
-  unbind,
-  unbindBody,
-  weChatBind,
-  weChatLogin,
-  weChatQuery,
-} from './oauth.js';
-import { listOptions, putOptionBody, putOptions } from './options.js';
-import {
-  createOrder,
-  listUserPayments,
-  orderBody,
-  orderStatus,
-  orderStatusQuery,
-  paymentNotify,
-} from './orders.js';
-import {
-  beginPasskeyLogin,
-  beginPasskeyRegistration,
-  deletePasskey,
-  finishPasskeyLogin,
-  finishPasskeyRegistration,
-  listPasskeys,
-  passkeyLoginBody,
-  passkeyRegistrationBody,
-  passkeyRenameBody,
-  renamePasskey,
-} from './passkeys.js';
-import {
-  createPayment,
-  deletePayment,
-  getPayment,
-  listOrders,
-  listPayments,
-  orderListQuery,
-  paymentBody,
-  paymentListQuery,
-  updatePayment,
-} from './payments.js';
+} from './relay-resources/logs.js';
 import {
   createPrice,
   deletePrice,
@@ -142,7 +131,64 @@ import {
   syncPrices,
   updatePrice,
   updatePrices,
-} from './prices.js';
+} from './relay-resources/prices.js';
+import {
+  createToken,
+  deleteToken,
+  getToken,
+  getTokenKey,
+  listTokens,
+  playgroundToken,
+  tokenCreateBody,
+  tokenListQuery,
+  tokenUpdateBody,
+  tokenUpdateQuery,
+  updateToken,
+} from './relay-resources/tokens.js';
+import { analyticsPeriod, analyticsStatistics, periodQuery } from './reports/analytics.js';
+import { userDashboard } from './reports/statistics.js';
+import {
+  createModelOwner,
+  deleteModelOwner,
+  getModelOwner,
+  modelOwnerBody,
+  modelOwnerMap,
+  updateModelOwner,
+} from './settings/model-owners.js';
+import { listOptions, putOptionBody, putOptions } from './settings/options.js';
+import {
+  clearSecretOption,
+  optionKeyParams,
+  sendTestMail,
+  smtpTestBody,
+} from './settings/settings-actions.js';
+import {
+  reloadTelegramBot,
+  telegramBotStatus,
+  telegramUpdateBody,
+  telegramWebhook,
+} from './settings/telegram-bot.js';
+import {
+  deleteTelegramMenu,
+  getTelegramMenu,
+  listTelegramMenus,
+  saveTelegramMenu,
+  telegramMenuBody,
+  telegramMenuListQuery,
+} from './settings/telegram-menus.js';
+import { availableModels } from './site/available-models.js';
+import { listModelOwners, userGroupMap } from './site/catalog.js';
+import { siteStatus } from './site/site.js';
+import {
+  listMidjourney,
+  listSelfMidjourney,
+  listSelfTasks,
+  listTasks,
+  midjourneyListQuery,
+  selfMidjourneyListQuery,
+  selfTaskListQuery,
+  taskListQuery,
+} from './tasks/tasks.js';
 import {
   createRedemptions,
   deleteRedemption,
@@ -158,43 +204,7 @@ import {
   topup,
   topupBody,
   updateRedemption,
-} from './redemptions.js';
-import { generateAccessToken, getSelf, updateSelf } from './self.js';
-import { clearSecretOption, optionKeyParams, sendTestMail, smtpTestBody } from './settings-actions.js';
-import { siteStatus } from './site.js';
-import { userDashboard } from './statistics.js';
-import {
-  listMidjourney,
-  listSelfMidjourney,
-  listSelfTasks,
-  listTasks,
-  midjourneyListQuery,
-  selfMidjourneyListQuery,
-  selfTaskListQuery,
-  taskListQuery,
-} from './tasks.js';
-import { reloadTelegramBot, telegramBotStatus, telegramUpdateBody, telegramWebhook } from './telegram-bot.js';
-import {
-  deleteTelegramMenu,
-  getTelegramMenu,
-  listTelegramMenus,
-  saveTelegramMenu,
-  telegramMenuBody,
-  telegramMenuListQuery,
-} from './telegram-menus.js';
-import {
-  createToken,
-  deleteToken,
-  getToken,
-  getTokenKey,
-  listTokens,
-  playgroundToken,
-  tokenCreateBody,
-  tokenListQuery,
-  tokenUpdateBody,
-  tokenUpdateQuery,
-  updateToken,
-} from './tokens.js';
+} from './users/redemptions.js';
 import {
   createUserGroup,
   deleteUserGroup,
@@ -207,7 +217,7 @@ import {
   userGroupEnableBody,
   userGroupListQuery,
   userGroupUpdateBody,
-} from './user-groups.js';
+} from './users/user-groups.js';
 import {
   adjustUserQuota,
   createUser,
@@ -222,7 +232,7 @@ import {
   userManageBody,
   userQuotaBody,
   userUpdateBody,
-} from './users.js';
+} from './users/users.js';
 import { idParams } from './validation.js';
 
 /**

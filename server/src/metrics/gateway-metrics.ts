@@ -1,5 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
-import type { WriterLevels } from '../billing/kysely-ledger-store.js';
+import type { WriterLevels } from '../billing/kysely-ledger/kysely-ledger-store.js';
 import { RelayMetrics } from './relay-metrics.js';
 
 /** What the gauges read at scrape time; each source is optional (a single SQLite node has no pool). */

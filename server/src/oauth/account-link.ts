@@ -1,6 +1,6 @@
 import { ErrorCode, USERNAME_MAX, USERNAME_MIN, UserStatus } from '@switchyard/domain';
-import { insertSignup, inviterOf } from '../api/account.js';
-import { presentSignedIn } from '../api/user-presenter.js';
+import { insertSignup, inviterOf } from '../api/account/account.js';
+import { presentSignedIn } from '../api/users/user-presenter.js';
 import { setSessionCookie } from '../auth/session-cookie.js';
 import { isUniqueViolation } from '../db/dialect.js';
 import type { BindingColumn } from '../db/queries/users.js';

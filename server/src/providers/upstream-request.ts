@@ -24,3 +24,32 @@ export interface UpstreamRequest {
 
 /** A channel whose key, address or settings cannot make a request: the channel's fault. */
 export class ChannelConfigError extends Error {}
+
+/**
+ * The request as one object literal (a spread would add its keys one runtime call at a time). The
+ * usage flags stay off for every protocol but OpenAI's, whose streams report usage only when asked.
+ */
+export function upstreamRequest(
+  method: UpstreamRequest['method'],
+  origin: string,
+  path: string,
+  headers: Record<string, string>,
+  body: UpstreamRequest['body'],
+  rewritten: boolean,
+  stream: boolean,
+  clientWantsUsage = false,
+  dropUsageChunk = false,
+): UpstreamRequest {
+  return {
+    method,
+    origin,
+    path,
+    url: `${origin}${path}`,
+    headers,
+    body,
+    rewritten,
+    stream,
+    clientWantsUsage,
+    dropUsageChunk,
+  };
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { emptyUsage } from '../billing/usage.js';
+import { emptyUsage } from '../billing/pricing/usage.js';
 import { fromOpenAiUsage, isMeaningfulUsage, toOpenAiChatUsage } from './usage.js';
 
 describe('fromOpenAiUsage', () => {

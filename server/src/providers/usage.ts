@@ -1,4 +1,4 @@
-import { emptyUsage, type Usage } from '../billing/usage.js';
+import { emptyUsage, type Usage } from '../billing/pricing/usage.js';
 
 export type { Usage };
 
@@ -19,7 +19,7 @@ function details(v: unknown): JsonRecord {
 }
 
 /**
- * Keeps the kind fields disjoint parts of their total (billing/usage.ts rules): upstreams report the
+ * Keeps the kind fields disjoint parts of their total (billing/pricing/usage.ts rules): upstreams report the
  * kinds independently (OpenAI's `audio_tokens` may include cached audio), so each kind takes at most
  * what the earlier ones left.
  */

@@ -1,10 +1,10 @@
 import { LogType } from '@switchyard/domain';
 import type { FastifyBaseLogger } from 'fastify';
 import type { RawData, WebSocket } from 'ws';
-import type { Reservation } from '../billing/ledger.js';
-import type { ModelPrice } from '../billing/price-book.js';
-import { breakdownMetadata, computeQuota } from '../billing/quota-math.js';
-import type { Usage } from '../billing/usage.js';
+import type { Reservation } from '../billing/ledger/ledger.js';
+import type { ModelPrice } from '../billing/pricing/price-book.js';
+import { breakdownMetadata, computeQuota } from '../billing/pricing/quota-math.js';
+import type { Usage } from '../billing/pricing/usage.js';
 import type { RelayCaller } from '../relay/inbound/token-auth.js';
 import type { Selection } from '../relay/routing/channel-selector.js';
 import type { Services } from '../services.js';

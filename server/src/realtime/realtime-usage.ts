@@ -1,4 +1,4 @@
-import { emptyUsage, type Usage } from '../billing/usage.js';
+import { emptyUsage, type Usage } from '../billing/pricing/usage.js';
 
 // The `usage` of a Realtime `response.done` event: `input_tokens`, `output_tokens`,
 // `input_token_details.{text,audio,image,cached}_tokens` and `output_token_details.{text,audio}_tokens`.

@@ -1,4 +1,4 @@
-import type { Ledger } from '../billing/ledger.js';
+import type { Ledger } from '../billing/ledger/ledger.js';
 import type { QuotaReminder } from '../billing/quota-reminder.js';
 import type { TokenBucket } from '../cache/token-bucket.js';
 import type { ImageFetcher } from '../outbound/image-fetch.js';

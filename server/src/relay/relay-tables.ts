@@ -1,4 +1,4 @@
-import { PriceBook } from '../billing/price-book.js';
+import { PriceBook } from '../billing/pricing/price-book.js';
 import type { ChangeBus } from '../cache/change-bus.js';
 import type { Repos } from '../db/repos.js';
 import type { UserGroupRow } from '../db/tables.js';

@@ -1,6 +1,6 @@
 import { setFlagsFromString } from 'node:v8';
 import { describe, expect, it } from 'vitest';
-import { emptyUsage } from '../billing/usage.js';
+import { emptyUsage } from '../billing/pricing/usage.js';
 import { AnthropicToOpenAiStream } from '../providers/translate/openai-anthropic-stream.js';
 import type { StreamReframer } from './channels/channel-transports.js';
 import {

@@ -1,4 +1,4 @@
-import type { Usage } from '../billing/usage.js';
+import type { Usage } from '../billing/pricing/usage.js';
 import { AnthropicStreamMeter } from '../providers/anthropic/stream-meter.js';
 import { GeminiStreamMeter } from '../providers/gemini/stream-meter.js';
 import { OpenAiStreamMeter } from '../providers/openai/stream-meter.js';

@@ -11,6 +11,7 @@ import { sunoFamily } from './suno/suno-poll.js';
 import { SUNO_PLATFORM } from './suno/suno-wire.js';
 import { channelOfTask } from './task-channels.js';
 import type { PolledTask, TaskFamily } from './task-family.js';
+import type { PollReport, TaskPolling } from './task-polling.js';
 
 // Brings unfinished tasks up to date: each channel's tasks asked about together, a channel that
 // fails is left alone for a while (doubling up to a limit), a task unfinished past the timeout is
@@ -30,17 +31,6 @@ export interface TaskPollerOptions {
   /** First pause of a channel that failed; doubles per failure up to `backoffMaxMs`. */
   backoffBaseMs?: number;
   backoffMaxMs?: number;
-}
-
-export interface PollReport {
-  /** Tasks the upstreams were asked about. */
-  asked: number;
-  /** Rows changed by what the upstreams said. */
-  updated: number;
-  /** Tasks failed and refunded in this run. */
-  refunded: number;
-  /** Channels skipped for back-off or that failed in this run. */
-  channelsFailed: number;
 }
 
 const FAMILIES: Record<string, TaskFamily> = {
@@ -82,7 +72,7 @@ function fromTask(row: TaskRow): PolledTask {
   };
 }
 
-export class TaskPoller {
+export class TaskPoller implements TaskPolling {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<unknown> | undefined;
   private readonly backoff = new Map<string, { failures: number; untilMs: number }>();

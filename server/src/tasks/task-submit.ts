@@ -1,7 +1,7 @@
 import { isAdminRole, LogType, providerById, TaskStatus } from '@switchyard/domain';
 import type { FastifyBaseLogger } from 'fastify';
-import { computeQuota } from '../billing/quota-math.js';
-import { emptyUsage } from '../billing/usage.js';
+import { computeQuota } from '../billing/pricing/quota-math.js';
+import { emptyUsage } from '../billing/pricing/usage.js';
 import type { NewTask } from '../db/queries/tasks.js';
 import { hasUnstorableText, storableText } from '../db/storable-text.js';
 import type { ChannelAccess } from '../relay/channels/channel-transports.js';

@@ -7,8 +7,8 @@ import {
   UserStatus,
 } from '@switchyard/domain';
 import type { Bot, Context } from 'grammy';
-import { redeemForUser } from '../api/redemptions.js';
-import { affCodeOf } from '../api/users.js';
+import { redeemForUser } from '../api/users/redemptions.js';
+import { affCodeOf } from '../api/users/users.js';
 import { unsealApiKey } from '../auth/api-keys.js';
 import { hashAccessToken } from '../auth/authenticate.js';
 import type { UserRow } from '../db/tables.js';

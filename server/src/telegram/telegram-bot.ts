@@ -8,6 +8,7 @@ import type { TelegramUpdatesQueries } from '../db/queries/telegram-updates.js';
 import { BUILTIN_COMMAND_LIST } from './bot-commands.js';
 import { textsFor } from './bot-texts.js';
 import { LongPoller, type PollLease } from './long-poller.js';
+import type { MessagingBot, WebhookOutcome } from './messaging-bot.js';
 import { grammySignal, telegramFetch } from './telegram-fetch.js';
 
 /** The path Telegram posts updates to in webhook mode (ServerAddress + this). */
@@ -62,8 +63,6 @@ const DEFAULT_TIMING: TelegramTiming = {
   backoffMaxMs: 60_000,
   callTimeoutSeconds: 20,
 };
-
-export type WebhookOutcome = 'handled' | 'not-webhook' | 'wrong-secret' | 'not-ready';
 
 /** One run of the bot with one set of settings; a change of settings stops it and starts another. */
 class BotRun {
@@ -180,7 +179,7 @@ function describe(err: unknown): string {
  * update is claimed in `telegram_updates` first, so it is answered once whichever node or delivery
  * gets it. A change of those options restarts it; errors are logged and never end the process.
  */
-export class TelegramBot {
+export class TelegramBot implements MessagingBot {
   private run: BotRun | undefined;
   private applying: Promise<void> = Promise.resolve();
   private lastPrune = 0;

@@ -7,9 +7,9 @@ import { migrateToLatest } from '../../db/migrations/index.js';
 import { newTokenRow } from '../../db/queries/tokens.js';
 import { newUserRow } from '../../db/queries/users.js';
 import { createTestDatabase, engineTargets, type TestDatabase } from '../../test/databases.js';
-import { KyselyLedgerStore } from '../kysely-ledger-store.js';
-import { type ConsumeLog, Ledger, type Reservation } from '../ledger.js';
-import { WriteBatcher } from '../write-batcher.js';
+import { KyselyLedgerStore } from '../kysely-ledger/kysely-ledger-store.js';
+import { WriteBatcher } from '../kysely-ledger/write-batcher.js';
+import { type ConsumeLog, Ledger, type Reservation } from '../ledger/ledger.js';
 
 // Quota leases: a node reserves against a slice of the balances it moved into a lease row, in
 // memory. Whatever happens (refill, stop, a node that dies, two nodes racing for one user), once

@@ -1,9 +1,9 @@
 import { sql, type Transaction } from 'kysely';
 import type { Database } from '../../db/create-db.js';
 import type { Tables } from '../../db/tables.js';
-import type { ReserveRequest } from '../ledger.js';
-import { givenBack, planSettlements } from '../settlement-plan.js';
-import { isTransient } from '../write-batcher.js';
+import { isTransient } from '../kysely-ledger/write-batcher.js';
+import type { ReserveRequest } from '../ledger/ledger.js';
+import { givenBack, planSettlements } from '../ledger/settlement-plan.js';
 
 // A node's local budgets: slices of users' and tokens' balances moved into `quota_leases` rows
 // (migration 0011) so a call reserves in memory, with no database round trip on its path.

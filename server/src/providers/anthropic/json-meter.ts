@@ -1,4 +1,4 @@
-import type { Usage } from '../../billing/usage.js';
+import type { Usage } from '../../billing/pricing/usage.js';
 import { asArray, asRecord, isRecord, parseJson } from '../translate/json-reading.js';
 import { anthropicEventText } from './stream-meter.js';
 import { fromAnthropicUsage } from './usage.js';

@@ -2,7 +2,7 @@ import { providerById } from '@switchyard/domain';
 import { editJsonObject } from '../json-splice.js';
 import type { OpenAiChannel } from '../openai/request.js';
 import { withChannelHeaders } from '../upstream-headers.js';
-import { ChannelConfigError, type UpstreamRequest } from '../upstream-request.js';
+import { ChannelConfigError, type UpstreamRequest, upstreamRequest } from '../upstream-request.js';
 
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
 /** Sent when the client named none: the version every current Messages API feature is under. */
@@ -100,16 +100,13 @@ export function buildAnthropicRequest(input: AnthropicRequestInput): UpstreamReq
   const isGet = input.endpoint === 'models';
   const plan = isGet ? null : planBody(input.body, input.upstreamModel);
   const value = input.body.kind === 'none' ? undefined : (input.body.value as Record<string, unknown>);
-  return {
-    method: isGet ? 'GET' : 'POST',
-    origin: root.origin,
+  return upstreamRequest(
+    isGet ? 'GET' : 'POST',
+    root.origin,
     path,
-    url: `${root.origin}${path}`,
-    headers: buildHeaders(input, plan?.bytes),
-    body: plan?.bytes,
-    rewritten: plan?.rewritten ?? false,
-    stream: input.endpoint === 'messages' && value?.stream === true,
-    clientWantsUsage: false,
-    dropUsageChunk: false,
-  };
+    buildHeaders(input, plan?.bytes),
+    plan?.bytes,
+    plan?.rewritten ?? false,
+    input.endpoint === 'messages' && value?.stream === true,
+  );
 }

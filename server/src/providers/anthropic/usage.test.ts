@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { emptyUsage } from '../../billing/usage.js';
+import { emptyUsage } from '../../billing/pricing/usage.js';
 import { fromAnthropicUsage, mergeAnthropicUsage, toAnthropicUsage } from './usage.js';
 
 describe('fromAnthropicUsage', () => {

@@ -1,4 +1,4 @@
-import { emptyUsage, type Usage } from '../../billing/usage.js';
+import { emptyUsage, type Usage } from '../../billing/pricing/usage.js';
 import { asCount, asRecord, isRecord, type JsonRecord } from '../translate/json-reading.js';
 import type { AnthropicUsage } from './message-types.js';
 

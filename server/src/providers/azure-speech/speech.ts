@@ -1,8 +1,8 @@
-import { emptyUsage, type Usage } from '../../billing/usage.js';
+import { emptyUsage, type Usage } from '../../billing/pricing/usage.js';
 import type { OpenAiChannel } from '../openai/request.js';
 import { asNumber, asRecord, asString, type JsonRecord } from '../translate/json-reading.js';
 import { TranslationError } from '../translate/translation-error.js';
-import { ChannelConfigError, type UpstreamRequest } from '../upstream-request.js';
+import { ChannelConfigError, type UpstreamRequest, upstreamRequest } from '../upstream-request.js';
 
 // Azure AI Speech text to speech behind OpenAI's `POST /v1/audio/speech`: the JSON body becomes
 // SSML sent to `https://{region}.tts.speech.microsoft.com/cognitiveservices/v1` with the resource
@@ -168,18 +168,7 @@ export function buildAzureSpeechRequest(input: {
     'content-length': String(ssml.length),
   });
   return {
-    request: {
-      method: 'POST',
-      origin: url.origin,
-      path,
-      url: `${url.origin}${path}`,
-      headers,
-      body: ssml,
-      rewritten: true,
-      stream: false,
-      clientWantsUsage: false,
-      dropUsageChunk: false,
-    },
+    request: upstreamRequest('POST', url.origin, path, headers, ssml, true, false),
     contentType: format.mime,
     usage: { ...emptyUsage(), inputTokens: characters },
   };

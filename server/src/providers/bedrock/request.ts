@@ -1,5 +1,5 @@
 import type { OpenAiChannel } from '../openai/request.js';
-import { ChannelConfigError, type UpstreamRequest } from '../upstream-request.js';
+import { ChannelConfigError, type UpstreamRequest, upstreamRequest } from '../upstream-request.js';
 import { signSigV4 } from './sigv4.js';
 
 // Claude on Amazon Bedrock: InvokeModel (`POST /model/{id}/invoke`) and
@@ -144,16 +144,5 @@ export function buildBedrockRequest(input: BedrockRequestInput): UpstreamRequest
   }
   headers['content-length'] = String(body.length);
   headers['accept-encoding'] = 'identity';
-  return {
-    method: 'POST',
-    origin: url.origin,
-    path,
-    url: `${url.origin}${path}`,
-    headers,
-    body,
-    rewritten: true,
-    stream,
-    clientWantsUsage: false,
-    dropUsageChunk: false,
-  };
+  return upstreamRequest('POST', url.origin, path, headers, body, true, stream);
 }

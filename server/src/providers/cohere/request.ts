@@ -2,7 +2,7 @@ import { providerById } from '@switchyard/domain';
 import type { OpenAiChannel } from '../openai/request.js';
 import type { RerankRequest } from '../rerank.js';
 import type { JsonRecord } from '../translate/json-reading.js';
-import { ChannelConfigError, type UpstreamRequest } from '../upstream-request.js';
+import { ChannelConfigError, type UpstreamRequest, upstreamRequest } from '../upstream-request.js';
 import { openAiToCohereChat } from './chat.js';
 
 // Requests of a Cohere channel: Chat v2 (`POST /v2/chat`) from an OpenAI chat body and Rerank v2
@@ -54,18 +54,7 @@ function post(channel: CohereChannel, rel: string, value: JsonRecord, stream: bo
     'content-length': String(body.length),
     'accept-encoding': 'identity',
   });
-  return {
-    method: 'POST',
-    origin: url.origin,
-    path,
-    url: `${url.origin}${path}`,
-    headers,
-    body,
-    rewritten: true,
-    stream,
-    clientWantsUsage: false,
-    dropUsageChunk: false,
-  };
+  return upstreamRequest('POST', url.origin, path, headers, body, true, stream);
 }
 
 /** Chat v2 from an OpenAI chat/completions body. */

@@ -1,4 +1,4 @@
-import type { Usage } from '../../billing/usage.js';
+import type { Usage } from '../../billing/pricing/usage.js';
 import type { UpstreamErrorFields } from '../openai/errors.js';
 import {
   asNumber,

@@ -1,4 +1,4 @@
-import type { Usage } from '../../billing/usage.js';
+import type { Usage } from '../../billing/pricing/usage.js';
 import { asRecord, parseJson } from '../translate/json-reading.js';
 import { geminiResponseText } from './stream-meter.js';
 import { fromGeminiUsage } from './usage.js';

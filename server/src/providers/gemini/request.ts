@@ -1,7 +1,7 @@
 import { providerById } from '@switchyard/domain';
 import type { OpenAiChannel } from '../openai/request.js';
 import { withChannelHeaders } from '../upstream-headers.js';
-import { ChannelConfigError, type UpstreamRequest } from '../upstream-request.js';
+import { ChannelConfigError, type UpstreamRequest, upstreamRequest } from '../upstream-request.js';
 
 export const GEMINI_DEFAULT_BASE_URL = 'https://generativelanguage.googleapis.com';
 export const GEMINI_DEFAULT_API_VERSION = 'v1beta';
@@ -96,16 +96,13 @@ export function buildGeminiRequest(input: GeminiRequestInput): UpstreamRequest {
   const path = `${root.pathname}/${rel}${query ? `?${query}` : ''}`;
   const isGet = action === 'models';
   const plan = isGet ? null : bodyBytes(input.body);
-  return {
-    method: isGet ? 'GET' : 'POST',
-    origin: root.origin,
+  return upstreamRequest(
+    isGet ? 'GET' : 'POST',
+    root.origin,
     path,
-    url: `${root.origin}${path}`,
-    headers: buildHeaders(channel, plan?.bytes),
-    body: plan?.bytes,
-    rewritten: plan?.rewritten ?? false,
-    stream: action === 'streamGenerateContent',
-    clientWantsUsage: false,
-    dropUsageChunk: false,
-  };
+    buildHeaders(channel, plan?.bytes),
+    plan?.bytes,
+    plan?.rewritten ?? false,
+    action === 'streamGenerateContent',
+  );
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { emptyUsage } from '../../billing/usage.js';
+import { emptyUsage } from '../../billing/pricing/usage.js';
 import { geminiJsonText, readGeminiJsonUsage } from './json-meter.js';
 import { GeminiStreamMeter } from './stream-meter.js';
 

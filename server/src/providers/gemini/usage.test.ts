@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { emptyUsage } from '../../billing/usage.js';
+import { emptyUsage } from '../../billing/pricing/usage.js';
 import { fromGeminiUsage, toGeminiUsageMetadata } from './usage.js';
 
 describe('fromGeminiUsage', () => {

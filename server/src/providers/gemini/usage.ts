@@ -1,4 +1,4 @@
-import { emptyUsage, type Usage } from '../../billing/usage.js';
+import { emptyUsage, type Usage } from '../../billing/pricing/usage.js';
 import { asArray, asCount, asString, isRecord } from '../translate/json-reading.js';
 import type { GeminiUsageMetadata } from './content-types.js';
 

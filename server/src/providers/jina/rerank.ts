@@ -1,9 +1,9 @@
 import { providerById } from '@switchyard/domain';
-import { emptyUsage, type Usage } from '../../billing/usage.js';
+import { emptyUsage, type Usage } from '../../billing/pricing/usage.js';
 import type { OpenAiChannel } from '../openai/request.js';
 import { isRerankResult, type RerankRequest, type RerankResponse, rerankResults } from '../rerank.js';
 import { asArray, asCount, asRecord, asString, parseJson } from '../translate/json-reading.js';
-import { ChannelConfigError, type UpstreamRequest } from '../upstream-request.js';
+import { ChannelConfigError, type UpstreamRequest, upstreamRequest } from '../upstream-request.js';
 
 // Jina Reranker (`POST {base}/v1/rerank`, Bearer key). Its shape is the gateway's own, so the
 // request is the client's with the mapped model, and the reply needs only its usage read
@@ -60,18 +60,7 @@ export function buildJinaRerankRequest(input: {
     'content-length': String(body.length),
     'accept-encoding': 'identity',
   });
-  return {
-    method: 'POST',
-    origin: url.origin,
-    path,
-    url: `${url.origin}${path}`,
-    headers,
-    body,
-    rewritten: true,
-    stream: false,
-    clientWantsUsage: false,
-    dropUsageChunk: false,
-  };
+  return upstreamRequest('POST', url.origin, path, headers, body, true, false);
 }
 
 export interface JinaRerankReply {

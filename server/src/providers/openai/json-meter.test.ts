@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { emptyUsage } from '../../billing/usage.js';
+import { emptyUsage } from '../../billing/pricing/usage.js';
 import { jsonCompletionText, readJsonUsage } from './json-meter.js';
 
 const chatReply = {

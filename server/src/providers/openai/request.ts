@@ -2,7 +2,7 @@ import { pipeline, type Readable } from 'node:stream';
 import { openAiCompatibleRoot, providerById, providerIdsWith } from '@switchyard/domain';
 import { editJsonObject } from '../json-splice.js';
 import { withChannelHeaders } from '../upstream-headers.js';
-import { ChannelConfigError, type UpstreamRequest } from '../upstream-request.js';
+import { ChannelConfigError, type UpstreamRequest, upstreamRequest } from '../upstream-request.js';
 import { multipartBoundary, multipartFieldTransform, rewriteMultipartField } from './multipart-field.js';
 
 export const OPENAI_ENDPOINTS = [
@@ -326,41 +326,6 @@ function planJsonBody(
   return { body: Buffer.from(JSON.stringify(fallback)), rewritten: true, ...plan };
 }
 
-type BodyFlags = Pick<UpstreamRequest, 'rewritten' | 'stream' | 'clientWantsUsage' | 'dropUsageChunk'>;
-
-const UNCHANGED: BodyFlags = {
-  rewritten: false,
-  stream: false,
-  clientWantsUsage: false,
-  dropUsageChunk: false,
-};
-
-/**
- * The request as one object literal. Not `{ ...base, method, ... }`: V8 adds keys that follow a
- * spread one runtime call at a time, which is slow.
- */
-function upstreamRequest(
-  origin: string,
-  path: string,
-  method: UpstreamRequest['method'],
-  headers: Record<string, string>,
-  body: UpstreamRequest['body'],
-  flags: BodyFlags,
-): UpstreamRequest {
-  return {
-    method,
-    origin,
-    path,
-    url: `${origin}${path}`,
-    headers,
-    body,
-    rewritten: flags.rewritten,
-    stream: flags.stream,
-    clientWantsUsage: flags.clientWantsUsage,
-    dropUsageChunk: flags.dropUsageChunk,
-  };
-}
-
 /** Builds the upstream request of an OpenAI-protocol channel (also Azure and Jina-style rerank). */
 export function buildOpenAiRequest(input: OpenAiRequestInput): UpstreamRequest {
   const { channel, endpoint, upstreamModel, body } = input;
@@ -371,12 +336,22 @@ export function buildOpenAiRequest(input: OpenAiRequestInput): UpstreamRequest {
   if (endpoint === 'models' || body.kind === 'none') {
     const method = endpoint === 'models' ? 'GET' : 'POST';
     const headers = buildHeaders(channel, key, undefined, method === 'POST' ? 0 : undefined);
-    return upstreamRequest(origin, path, method, headers, undefined, UNCHANGED);
+    return upstreamRequest(method, origin, path, headers, undefined, false, false);
   }
   if (body.kind === 'json') {
     const plan = planJsonBody(channel, endpoint, upstreamModel, body.raw, body.value);
     const headers = buildHeaders(channel, key, 'application/json', plan.body.length);
-    return upstreamRequest(origin, path, 'POST', headers, plan.body, plan);
+    return upstreamRequest(
+      'POST',
+      origin,
+      path,
+      headers,
+      plan.body,
+      plan.rewritten,
+      plan.stream,
+      plan.clientWantsUsage,
+      plan.dropUsageChunk,
+    );
   }
   const boundary = multipartBoundary(body.contentType);
   if (!boundary) throw new ChannelConfigError('multipart body without a boundary');
@@ -396,5 +371,5 @@ export function buildOpenAiRequest(input: OpenAiRequestInput): UpstreamRequest {
     }
   }
   const headers = buildHeaders(channel, key, body.contentType, length);
-  return upstreamRequest(origin, path, 'POST', headers, out, { ...UNCHANGED, rewritten: !same });
+  return upstreamRequest('POST', origin, path, headers, out, !same, false);
 }

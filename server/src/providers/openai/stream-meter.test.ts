@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { emptyUsage } from '../../billing/usage.js';
+import { emptyUsage } from '../../billing/pricing/usage.js';
 import { DONE_EVENT, formatErrorEvent, OpenAiStreamMeter } from './stream-meter.js';
 
 const head =

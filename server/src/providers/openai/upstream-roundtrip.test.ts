@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { request } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { emptyUsage } from '../../billing/usage.js';
+import { emptyUsage } from '../../billing/pricing/usage.js';
 import { type FakeUpstream, fakeErrors, startFakeUpstream } from '../../test/fake-upstream.js';
 import { TokenCounter } from '../token-counter.js';
 import type { UpstreamRequest } from '../upstream-request.js';

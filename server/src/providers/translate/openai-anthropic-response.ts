@@ -1,4 +1,4 @@
-import { emptyUsage, type Usage } from '../../billing/usage.js';
+import { emptyUsage, type Usage } from '../../billing/pricing/usage.js';
 import type {
   AnthropicMessage,
   AnthropicResponseBlock,

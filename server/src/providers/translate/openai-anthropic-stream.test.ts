@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { emptyUsage } from '../../billing/usage.js';
+import { emptyUsage } from '../../billing/pricing/usage.js';
 import { AnthropicToOpenAiStream, OpenAiToAnthropicStream } from './openai-anthropic.js';
 import { SseReader } from './sse-framing.js';
 import type { StreamTranslator } from './stream-translator.js';

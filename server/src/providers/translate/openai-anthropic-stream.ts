@@ -1,9 +1,8 @@
-import { emptyUsage, type Usage } from '../../billing/usage.js';
+import { emptyUsage, type Usage } from '../../billing/pricing/usage.js';
 import { anthropicErrorBody, anthropicErrorFromObject } from '../anthropic/errors.js';
 import type { AnthropicStopReason } from '../anthropic/message-types.js';
 import { fromAnthropicUsage, mergeAnthropicUsage, toAnthropicUsage } from '../anthropic/usage.js';
 import { errorFromObject, type UpstreamErrorFields } from '../openai/errors.js';
-import { CompletionTextSample } from '../text-sample.js';
 import { fromOpenAiUsage, isMeaningfulUsage, toOpenAiChatUsage } from '../usage.js';
 import {
   asArray,
@@ -21,19 +20,14 @@ import {
   openAiIdFromAnthropic,
 } from './openai-anthropic-response.js';
 import type { OpenAiChunk, OpenAiChunkDelta, OpenAiFinishReason } from './openai-chat-types.js';
-import { dataEvent, namedEvent, type SseEvent, SseReader } from './sse-framing.js';
-import type { StreamTranslator } from './stream-translator.js';
+import { dataEvent, namedEvent, type SseEvent } from './sse-framing.js';
+import { SseStreamTranslator } from './stream-translator.js';
 
 // Streams between Anthropic Messages events and OpenAI chat.completion.chunk events, both ways.
 // Both are incremental state machines over an SSE reader, so a chunk boundary anywhere (inside an
 // event, a line, a UTF-8 character) changes nothing in the output.
 
-const EMPTY = Buffer.alloc(0);
 const DONE = 'data: [DONE]\n\n';
-
-function joined(out: string[]): Buffer {
-  return out.length ? Buffer.from(out.join('')) : EMPTY;
-}
 
 function streamError(payload: unknown, raw: Buffer): UpstreamErrorFields {
   return {
@@ -69,8 +63,7 @@ interface ToolBlock {
   structured: boolean;
 }
 
-export class AnthropicToOpenAiStream implements StreamTranslator {
-  private readonly reader = new SseReader();
+export class AnthropicToOpenAiStream extends SseStreamTranslator {
   private readonly includeUsage: boolean;
   private readonly created: number;
   private id = 'chatcmpl-';
@@ -79,45 +72,22 @@ export class AnthropicToOpenAiStream implements StreamTranslator {
   private readonly tools = new Map<number, ToolBlock>();
   private usageFields: JsonRecord | null = null;
   private finishSent = false;
-  private readonly texts = new CompletionTextSample();
   private readonly structuredTool: string | undefined;
   private realToolCalls = 0;
 
-  completed = false;
-  error: UpstreamErrorFields | null = null;
-
   constructor(options: AnthropicToOpenAiStreamOptions = {}) {
+    super();
     this.includeUsage = options.includeUsage ?? false;
     this.created = options.created ?? Math.floor(Date.now() / 1000);
     this.model = options.model ?? '';
     this.structuredTool = options.structuredTool;
   }
 
-  get usage(): Usage | null {
+  override get usage(): Usage | null {
     return this.usageFields ? fromAnthropicUsage(this.usageFields) : null;
   }
 
-  completionText(): string {
-    return this.texts.text();
-  }
-
-  completionTextRatio(): number {
-    return this.texts.ratio();
-  }
-
-  write(chunk: Buffer): Buffer {
-    const out: string[] = [];
-    for (const event of this.reader.push(chunk)) this.handle(event, out);
-    return joined(out);
-  }
-
-  end(): Buffer {
-    const out: string[] = [];
-    for (const event of this.reader.end()) this.handle(event, out);
-    return joined(out);
-  }
-
-  errorEvent(error: { status: number; message: string; type?: string }): Buffer {
+  override errorEvent(error: { status: number; message: string; type?: string }): Buffer {
     return Buffer.from(
       dataEvent({
         error: { message: error.message, type: error.type ?? 'upstream_error', code: null, param: null },
@@ -164,7 +134,7 @@ export class AnthropicToOpenAiStream implements StreamTranslator {
     out.push(this.chunk({ role: 'assistant', content: '' }, null));
   }
 
-  private handle(event: SseEvent, out: string[]): void {
+  protected override handle(event: SseEvent, out: string[]): void {
     const payload = asRecord(parseJson(event.data.toString('utf8')));
     const type = asString(payload?.type) ?? event.event;
     if (type === 'error') {
@@ -309,8 +279,7 @@ interface OpenTool {
   id: string;
 }
 
-export class OpenAiToAnthropicStream implements StreamTranslator {
-  private readonly reader = new SseReader();
+export class OpenAiToAnthropicStream extends SseStreamTranslator {
   private readonly estimatedInput: number;
   private model: string;
   private messageId = 'msg_';
@@ -327,43 +296,23 @@ export class OpenAiToAnthropicStream implements StreamTranslator {
   private stop: AnthropicStopReason | null = null;
   private doneSeen = false;
   private upstreamUsage: Usage | null = null;
-  private readonly texts = new CompletionTextSample();
-
-  completed = false;
-  error: UpstreamErrorFields | null = null;
 
   constructor(options: OpenAiToAnthropicStreamOptions = {}) {
+    super();
     this.model = options.model ?? '';
     this.estimatedInput = options.estimatedInputTokens ?? 0;
   }
 
-  get usage(): Usage | null {
+  override get usage(): Usage | null {
     return this.upstreamUsage;
   }
 
-  completionText(): string {
-    return this.texts.text();
-  }
-
-  completionTextRatio(): number {
-    return this.texts.ratio();
-  }
-
-  write(chunk: Buffer): Buffer {
-    const out: string[] = [];
-    for (const event of this.reader.push(chunk)) this.handle(event, out);
-    return joined(out);
-  }
-
-  end(fallbackUsage?: Usage | null): Buffer {
-    const out: string[] = [];
-    for (const event of this.reader.end()) this.handle(event, out);
+  protected override atEnd(out: string[], fallbackUsage: Usage | null): void {
     // Vendors that end without `[DONE]` still finished if they gave a finish reason.
-    if (!this.completed && (this.doneSeen || this.stop !== null)) this.finish(out, fallbackUsage ?? null);
-    return joined(out);
+    if (!this.completed && (this.doneSeen || this.stop !== null)) this.finish(out, fallbackUsage);
   }
 
-  errorEvent(error: { status: number; message: string; type?: string }): Buffer {
+  override errorEvent(error: { status: number; message: string; type?: string }): Buffer {
     return Buffer.from(namedEvent('error', anthropicErrorBody(error)));
   }
 
@@ -472,7 +421,7 @@ export class OpenAiToAnthropicStream implements StreamTranslator {
     this.completed = true;
   }
 
-  private handle(event: SseEvent, out: string[]): void {
+  protected override handle(event: SseEvent, out: string[]): void {
     if (this.completed) return;
     const text = event.data.toString('utf8').trim();
     if (text === '[DONE]') {

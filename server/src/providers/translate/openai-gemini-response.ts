@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { emptyUsage } from '../../billing/usage.js';
+import { emptyUsage } from '../../billing/pricing/usage.js';
 import type {
   GeminiCandidate,
   GeminiFinishReason,

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { emptyUsage, type Usage } from '../../billing/usage.js';
+import { emptyUsage, type Usage } from '../../billing/pricing/usage.js';
 import type { GeminiFinishReason, GeminiPart, GeminiResponse } from '../gemini/content-types.js';
 import { geminiErrorBody, geminiErrorFromObject } from '../gemini/errors.js';
 import { fromGeminiUsage, toGeminiUsageMetadata } from '../gemini/usage.js';
-import { errorFromObject, type UpstreamErrorFields } from '../openai/errors.js';
-import { CompletionTextSample } from '../text-sample.js';
+import { errorFromObject } from '../openai/errors.js';
 import { fromOpenAiUsage, isMeaningfulUsage, toOpenAiChatUsage } from '../usage.js';
 import {
   asArray,
@@ -17,20 +16,15 @@ import {
 } from './json-reading.js';
 import type { OpenAiChunk, OpenAiChunkDelta, OpenAiFinishReason } from './openai-chat-types.js';
 import { geminiFinishToOpenAi, openAiFinishToGemini } from './openai-gemini-response.js';
-import { crlfDataEvent, dataEvent, type SseEvent, SseReader } from './sse-framing.js';
-import type { StreamTranslator } from './stream-translator.js';
+import { crlfDataEvent, dataEvent, type SseEvent } from './sse-framing.js';
+import { SseStreamTranslator } from './stream-translator.js';
 import { stableToolCallId } from './tool-call-ids.js';
 
 // Streams between Gemini `streamGenerateContent?alt=sse` and OpenAI chat.completion.chunk events,
 // both ways. Gemini streams whole parts (a function call arrives complete, never in fragments) and
 // has no end marker: its last event carries `finishReason` and the final `usageMetadata`.
 
-const EMPTY = Buffer.alloc(0);
 const DONE = 'data: [DONE]\n\n';
-
-function joined(out: string[]): Buffer {
-  return out.length ? Buffer.from(out.join('')) : EMPTY;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Gemini events -> OpenAI chunks (client speaks OpenAI, channel speaks Gemini)
@@ -49,8 +43,7 @@ interface CandidateState {
   finished: boolean;
 }
 
-export class GeminiToOpenAiStream implements StreamTranslator {
-  private readonly reader = new SseReader();
+export class GeminiToOpenAiStream extends SseStreamTranslator {
   private readonly includeUsage: boolean;
   private readonly created: number;
   private model: string;
@@ -60,39 +53,20 @@ export class GeminiToOpenAiStream implements StreamTranslator {
   private readonly candidates = new Map<number, CandidateState>();
   private usageMetadata: unknown = undefined;
   private closed = false;
-  private readonly texts = new CompletionTextSample();
-
-  completed = false;
-  error: UpstreamErrorFields | null = null;
 
   constructor(options: GeminiToOpenAiStreamOptions = {}) {
+    super();
     this.includeUsage = options.includeUsage ?? false;
     this.created = options.created ?? Math.floor(Date.now() / 1000);
     this.model = options.model ?? '';
   }
 
-  get usage(): Usage | null {
+  override get usage(): Usage | null {
     return fromGeminiUsage(this.usageMetadata);
   }
 
-  completionText(): string {
-    return this.texts.text();
-  }
-
-  completionTextRatio(): number {
-    return this.texts.ratio();
-  }
-
-  write(chunk: Buffer): Buffer {
-    const out: string[] = [];
-    for (const event of this.reader.push(chunk)) this.handle(event, out);
-    return joined(out);
-  }
-
   /** Gemini's stream ends by closing: the usage chunk and `[DONE]` follow a finished answer here. */
-  end(): Buffer {
-    const out: string[] = [];
-    for (const event of this.reader.end()) this.handle(event, out);
+  protected override atEnd(out: string[]): void {
     if (this.completed && !this.closed) {
       this.closed = true;
       const usage = this.usage;
@@ -110,10 +84,9 @@ export class GeminiToOpenAiStream implements StreamTranslator {
       }
       out.push(DONE);
     }
-    return joined(out);
   }
 
-  errorEvent(error: { status: number; message: string; type?: string }): Buffer {
+  override errorEvent(error: { status: number; message: string; type?: string }): Buffer {
     return Buffer.from(
       dataEvent({
         error: { message: error.message, type: error.type ?? 'upstream_error', code: null, param: null },
@@ -150,7 +123,7 @@ export class GeminiToOpenAiStream implements StreamTranslator {
     return state;
   }
 
-  private handle(event: SseEvent, out: string[]): void {
+  protected override handle(event: SseEvent, out: string[]): void {
     const response = parseJson(event.data.toString('utf8'));
     const failure = geminiErrorFromObject(response);
     if (failure) {
@@ -224,8 +197,7 @@ interface BufferedCall {
   arguments: string;
 }
 
-export class OpenAiToGeminiStream implements StreamTranslator {
-  private readonly reader = new SseReader();
+export class OpenAiToGeminiStream extends SseStreamTranslator {
   private model: string;
   private responseId = '';
   private started = false;
@@ -235,41 +207,21 @@ export class OpenAiToGeminiStream implements StreamTranslator {
   private finish: GeminiFinishReason | null = null;
   private doneSeen = false;
   private upstreamUsage: Usage | null = null;
-  private readonly texts = new CompletionTextSample();
-
-  completed = false;
-  error: UpstreamErrorFields | null = null;
 
   constructor(options: OpenAiToGeminiStreamOptions = {}) {
+    super();
     this.model = options.model ?? '';
   }
 
-  get usage(): Usage | null {
+  override get usage(): Usage | null {
     return this.upstreamUsage;
   }
 
-  completionText(): string {
-    return this.texts.text();
+  protected override atEnd(out: string[], fallbackUsage: Usage | null): void {
+    if (!this.completed && (this.doneSeen || this.finish !== null)) this.close(out, fallbackUsage);
   }
 
-  completionTextRatio(): number {
-    return this.texts.ratio();
-  }
-
-  write(chunk: Buffer): Buffer {
-    const out: string[] = [];
-    for (const event of this.reader.push(chunk)) this.handle(event, out);
-    return joined(out);
-  }
-
-  end(fallbackUsage?: Usage | null): Buffer {
-    const out: string[] = [];
-    for (const event of this.reader.end()) this.handle(event, out);
-    if (!this.completed && (this.doneSeen || this.finish !== null)) this.close(out, fallbackUsage ?? null);
-    return joined(out);
-  }
-
-  errorEvent(error: { status: number; message: string; type?: string }): Buffer {
+  override errorEvent(error: { status: number; message: string; type?: string }): Buffer {
     return Buffer.from(crlfDataEvent(geminiErrorBody(error)));
   }
 
@@ -309,7 +261,7 @@ export class OpenAiToGeminiStream implements StreamTranslator {
     this.completed = true;
   }
 
-  private handle(event: SseEvent, out: string[]): void {
+  protected override handle(event: SseEvent, out: string[]): void {
     if (this.completed) return;
     const text = event.data.toString('utf8').trim();
     if (text === '[DONE]') {

@@ -1,6 +1,5 @@
-import { errorFromObject, type UpstreamErrorFields } from '../openai/errors.js';
+import { errorFromObject } from '../openai/errors.js';
 import { chunkText } from '../openai/stream-meter.js';
-import { CompletionTextSample } from '../text-sample.js';
 import { fromOpenAiUsage, isMeaningfulUsage, type Usage } from '../usage.js';
 import { asArray, asNumber, asRecord, asString, type JsonRecord, parseJson } from './json-reading.js';
 import {
@@ -9,16 +8,14 @@ import {
   responseIdFromChat,
   responseObject,
 } from './responses-chat.js';
-import { namedEvent, SseReader } from './sse-framing.js';
-import type { StreamTranslator } from './stream-translator.js';
+import { namedEvent, type SseEvent } from './sse-framing.js';
+import { SseStreamTranslator } from './stream-translator.js';
 
 // chat/completions chunks -> Responses API events, for a Responses client on a chat-only channel.
 // Each output item (reasoning summary, assistant message, function call) is opened with
 // `response.output_item.added`, filled by its delta events and closed with its `.done` events when
 // another item starts or the answer ends; `response.completed` (or `.incomplete`) carries the
 // whole Response with the usage.
-
-const EMPTY = Buffer.alloc(0);
 
 interface TextItem {
   kind: 'reasoning' | 'message';
@@ -44,8 +41,7 @@ export interface ChatToResponsesStreamOptions {
   createdAt?: number;
 }
 
-export class ChatToResponsesStream implements StreamTranslator {
-  private readonly reader = new SseReader();
+export class ChatToResponsesStream extends SseStreamTranslator {
   private readonly shell: ResponseShell;
   private started = false;
   private sequence = 0;
@@ -56,12 +52,9 @@ export class ChatToResponsesStream implements StreamTranslator {
   private finish: unknown = null;
   private doneSeen = false;
   private upstreamUsage: Usage | null = null;
-  private readonly texts = new CompletionTextSample();
-
-  completed = false;
-  error: UpstreamErrorFields | null = null;
 
   constructor(options: ChatToResponsesStreamOptions) {
+    super();
     this.shell = {
       id: '',
       model: options.model,
@@ -70,34 +63,17 @@ export class ChatToResponsesStream implements StreamTranslator {
     };
   }
 
-  get usage(): Usage | null {
+  override get usage(): Usage | null {
     return this.upstreamUsage;
   }
 
-  completionText(): string {
-    return this.texts.text();
-  }
-
-  completionTextRatio(): number {
-    return this.texts.ratio();
-  }
-
-  write(chunk: Buffer): Buffer {
-    const out: string[] = [];
-    for (const event of this.reader.push(chunk)) this.handle(event.data, out);
-    return out.length ? Buffer.from(out.join('')) : EMPTY;
-  }
-
-  end(fallbackUsage?: Usage | null): Buffer {
-    const out: string[] = [];
-    for (const event of this.reader.end()) this.handle(event.data, out);
+  protected override atEnd(out: string[], fallbackUsage: Usage | null): void {
     if (!this.completed && this.error === null && (this.doneSeen || this.finish !== null)) {
-      this.close(out, this.upstreamUsage ?? fallbackUsage ?? null);
+      this.close(out, this.upstreamUsage ?? fallbackUsage);
     }
-    return out.length ? Buffer.from(out.join('')) : EMPTY;
   }
 
-  errorEvent(error: { status: number; message: string; type?: string }): Buffer {
+  override errorEvent(error: { status: number; message: string; type?: string }): Buffer {
     return Buffer.from(
       this.event('error', { code: error.type ?? 'upstream_error', message: error.message, param: null }),
     );
@@ -119,8 +95,8 @@ export class ChatToResponsesStream implements StreamTranslator {
     out.push(this.event('response.in_progress', { response }));
   }
 
-  private handle(data: Buffer, out: string[]): void {
-    const text = data.toString('utf8');
+  protected override handle(event: SseEvent, out: string[]): void {
+    const text = event.data.toString('utf8');
     if (text === '[DONE]') {
       this.doneSeen = true;
       return;

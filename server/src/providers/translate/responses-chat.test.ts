@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { emptyUsage } from '../../billing/usage.js';
+import { emptyUsage } from '../../billing/pricing/usage.js';
 import { chatToResponsesResponse, responsesToChatRequest } from './responses-chat.js';
 import { ChatToResponsesStream } from './responses-chat-stream.js';
 import { TranslationError } from './translation-error.js';

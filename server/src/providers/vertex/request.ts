@@ -1,5 +1,5 @@
 import type { OpenAiChannel } from '../openai/request.js';
-import { ChannelConfigError, type UpstreamRequest } from '../upstream-request.js';
+import { ChannelConfigError, type UpstreamRequest, upstreamRequest } from '../upstream-request.js';
 import { parseServiceAccount, type ServiceAccount, type VertexTokenCache } from './access-token.js';
 
 // Vertex AI serves two model families under one project and region:
@@ -132,16 +132,13 @@ export async function buildVertexRequest(
     'content-length': String(body.length),
     'accept-encoding': 'identity',
   });
-  return {
-    method: 'POST',
-    origin: url.origin,
+  return upstreamRequest(
+    'POST',
+    url.origin,
     path,
-    url: `${url.origin}${path}`,
     headers,
     body,
-    rewritten: publisher === 'anthropic' || input.body.kind === 'object',
+    publisher === 'anthropic' || input.body.kind === 'object',
     stream,
-    clientWantsUsage: false,
-    dropUsageChunk: false,
-  };
+  );
 }

@@ -1,5 +1,5 @@
 import { providerById, type WireProtocol } from '@switchyard/domain';
-import type { Usage } from '../../billing/usage.js';
+import type { Usage } from '../../billing/pricing/usage.js';
 import type { SecretBox } from '../../crypto/secret-box.js';
 import { parseAnthropicError } from '../../providers/anthropic/errors.js';
 import { anthropicJsonText, readAnthropicJsonUsage } from '../../providers/anthropic/json-meter.js';

@@ -1,5 +1,5 @@
 import { TaskStatus } from '@switchyard/domain';
-import { withoutUserIds } from '../../api/task-presenter.js';
+import { withoutUserIds } from '../../api/tasks/task-presenter.js';
 import type { TaskRow } from '../../db/queries/tasks.js';
 import { storableText } from '../../db/storable-text.js';
 import type { TasksTable } from '../../db/tables.js';

@@ -12,10 +12,10 @@ import { ChannelStatus, RedemptionStatus, renderNumber, renderQuota } from '@swi
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
+import { PageHeader } from '../../components/list-screen';
 import type { MessageKey } from '../../i18n/message-key';
 import { currencyTickDigits } from '../../lib/chart-ticks';
 import { useSiteInfo } from '../../lib/site-info';
-import { PageHeader } from '../admin/page-header';
 import { averageLatency, dailyTotals, daysBetween, groupedSeries } from './analytics-data';
 import { useAnalyticsPeriod, useAnalyticsStatistics } from './api';
 

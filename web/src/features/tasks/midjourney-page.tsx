@@ -1,12 +1,12 @@
 import Typography from '@mui/material/Typography';
 import { useTranslation } from 'react-i18next';
 import { useSession } from '../../app/session-context';
-import { type DataColumn, DataTable, useTableQuery, useTableState } from '../../components/data-table';
+import { type DataColumn, useTableQuery, useTableState } from '../../components/data-table';
 import { withBase } from '../../lib/base-path';
 import { useQuotaFormat } from '../../lib/quota-format';
 import { ImageThumb } from './media-preview';
-import { TaskFilterBar } from './task-filter-bar';
-import { elapsed, OneLine, TaskProgress, TaskStatusChip, TimeCell } from './task-status';
+import { OneLine, TaskProgress, TaskStatusChip } from './task-status';
+import { elapsedColumn, failReasonColumn, TaskTable, timeAndOwnerColumns } from './task-table';
 
 interface MidjourneyView {
   id: number;
@@ -44,34 +44,7 @@ export default function MidjourneyPage() {
       sortField: 'mj_id',
       hideable: false,
     },
-    {
-      id: 'submit',
-      header: t('user.task.submitTime'),
-      sortField: 'submit_time',
-      cell: (r) => <TimeCell seconds={r.submit_time} />,
-    },
-    {
-      id: 'finish',
-      header: t('user.task.finishTime'),
-      sortField: 'finish_time',
-      cell: (r) => <TimeCell seconds={r.finish_time} />,
-    },
-    ...(isAdmin
-      ? [
-          {
-            id: 'channel',
-            header: t('user.log.channel'),
-            sortField: 'channel_id',
-            cell: (r: MidjourneyView) => r.channel_id ?? '—',
-          },
-          {
-            id: 'user',
-            header: t('user.log.user'),
-            sortField: 'user_id',
-            cell: (r: MidjourneyView) => r.user_id,
-          },
-        ]
-      : []),
+    ...timeAndOwnerColumns<MidjourneyView>(t, isAdmin),
     {
       id: 'action',
       header: t('user.task.type'),
@@ -92,11 +65,7 @@ export default function MidjourneyPage() {
       cell: (r) => <TaskStatusChip status={r.status} />,
     },
     { id: 'progress', header: t('user.task.progress'), cell: (r) => <TaskProgress value={r.progress} /> },
-    {
-      id: 'elapsed',
-      header: t('user.task.elapsed'),
-      cell: (r) => <OneLine text={elapsed(r.submit_time, r.finish_time)} maxWidth={80} />,
-    },
+    elapsedColumn(t),
     { id: 'quota', header: t('user.log.quota'), cell: (r) => formatQuota(r.quota), hiddenByDefault: true },
     {
       id: 'image',
@@ -130,42 +99,16 @@ export default function MidjourneyPage() {
         </Typography>
       ),
     },
-    {
-      id: 'fail',
-      header: t('user.task.failReason'),
-      cell: (r) => (
-        <Typography variant="body2" color="error" noWrap title={r.fail_reason} sx={{ maxWidth: 200 }}>
-          {r.fail_reason}
-        </Typography>
-      ),
-    },
-  ];
-  const fields = [
-    { name: 'mj_id', label: t('user.task.taskId') },
-    ...(isAdmin
-      ? [
-          { name: 'channel_id', label: t('user.log.channelId') },
-          { name: 'user_id', label: t('user.task.userId') },
-        ]
-      : []),
+    failReasonColumn(t, false),
   ];
   return (
-    <DataTable
+    <TaskTable
       tableId={isAdmin ? 'admin-midjourney' : 'user-midjourney'}
+      isAdmin={isAdmin}
       columns={columns}
-      controls={table}
+      table={table}
       query={query}
-      rowKey={(r) => r.id}
-      filterBar={
-        <TaskFilterBar
-          key={JSON.stringify(table.state.filters)}
-          fields={fields}
-          filters={table.state.filters}
-          onApply={(next) => table.setFilters(next)}
-          onReset={() => table.resetFilters()}
-        />
-      }
-      emptyText={t('user.task.empty')}
+      fields={[{ name: 'mj_id', label: t('user.task.taskId') }]}
     />
   );
 }

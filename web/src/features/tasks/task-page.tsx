@@ -2,14 +2,15 @@ import MenuItem from '@mui/material/MenuItem';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import { TaskStatus } from '@switchyard/domain';
+import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSession } from '../../app/session-context';
-import { type DataColumn, DataTable, useTableQuery, useTableState } from '../../components/data-table';
+import { type DataColumn, useTableQuery, useTableState } from '../../components/data-table';
 import { useQuotaFormat } from '../../lib/quota-format';
 import { TaskMediaPreview } from './media-preview';
-import { TaskFilterBar } from './task-filter-bar';
 import { taskMedia } from './task-media';
-import { elapsed, OneLine, TaskProgress, TaskStatusChip, TaskStatusLabel, TimeCell } from './task-status';
+import { OneLine, TaskProgress, TaskStatusChip, TaskStatusLabel } from './task-status';
+import { elapsedColumn, failReasonColumn, TaskTable, timeAndOwnerColumns } from './task-table';
 
 interface TaskView {
   id: number;
@@ -58,36 +59,10 @@ export default function TaskPage() {
       cell: (r) => <OneLine text={r.task_id} />,
       hideable: false,
     },
-    {
-      id: 'submit',
-      header: t('user.task.submitTime'),
-      sortField: 'submit_time',
-      cell: (r) => <TimeCell seconds={r.submit_time} />,
-    },
-    {
-      id: 'finish',
-      header: t('user.task.finishTime'),
-      sortField: 'finish_time',
-      cell: (r) => <TimeCell seconds={r.finish_time} />,
-    },
-    ...(isAdmin
-      ? [
-          {
-            id: 'channel',
-            header: t('user.log.channel'),
-            sortField: 'channel_id',
-            cell: (r: TaskView) => r.channel_id ?? '—',
-          },
-          { id: 'user', header: t('user.log.user'), sortField: 'user_id', cell: (r: TaskView) => r.user_id },
-        ]
-      : []),
+    ...timeAndOwnerColumns<TaskView>(t, isAdmin),
     { id: 'platform', header: t('user.task.platform'), sortField: 'platform', cell: (r) => r.platform },
     { id: 'action', header: t('user.task.type'), cell: (r) => <OneLine text={r.action} maxWidth={120} /> },
-    {
-      id: 'elapsed',
-      header: t('user.task.elapsed'),
-      cell: (r) => <OneLine text={elapsed(r.submit_time, r.finish_time)} maxWidth={80} />,
-    },
+    elapsedColumn(t),
     { id: 'progress', header: t('user.task.progress'), cell: (r) => <TaskProgress value={r.progress} /> },
     { id: 'status', header: t('user.task.status'), cell: (r) => <TaskStatusChip status={r.status} /> },
     { id: 'quota', header: t('user.log.quota'), cell: (r) => formatQuota(r.quota), hiddenByDefault: true },
@@ -116,78 +91,65 @@ export default function TaskPage() {
         );
       },
     },
-    {
-      id: 'fail',
-      header: t('user.task.failReason'),
-      hiddenByDefault: true,
-      cell: (r) => (
-        <Typography variant="body2" color="error" noWrap title={r.fail_reason} sx={{ maxWidth: 200 }}>
-          {r.fail_reason}
-        </Typography>
-      ),
-    },
-  ];
-  const fields = [
-    { name: 'task_id', label: t('user.task.taskId') },
-    { name: 'action', label: t('user.task.type') },
-    ...(isAdmin
-      ? [
-          { name: 'channel_id', label: t('user.log.channelId') },
-          { name: 'user_id', label: t('user.task.userId') },
-        ]
-      : []),
+    failReasonColumn(t, true),
   ];
   return (
-    <DataTable
+    <TaskTable
       tableId={isAdmin ? 'admin-tasks' : 'user-tasks'}
+      isAdmin={isAdmin}
       columns={columns}
-      controls={table}
+      table={table}
       query={query}
-      rowKey={(r) => r.id}
-      filterBar={
-        <TaskFilterBar
-          key={JSON.stringify(table.state.filters)}
-          fields={fields}
-          filters={table.state.filters}
-          onApply={(next) => table.setFilters(next)}
-          onReset={() => table.resetFilters()}
-          extra={(draft, set) => [
-            <TextField
-              key="platform"
-              select
-              size="small"
-              label={t('user.task.platform')}
-              value={draft.platform ?? ''}
-              onChange={(e) => set('platform', e.target.value)}
-              sx={{ width: 130 }}
-            >
-              <MenuItem value="">{t('user.common.all')}</MenuItem>
-              {PLATFORMS.map((p) => (
-                <MenuItem key={p} value={p}>
-                  {t(`user.task.platforms.${p}`)}
-                </MenuItem>
-              ))}
-            </TextField>,
-            <TextField
-              key="status"
-              select
-              size="small"
-              label={t('user.task.status')}
-              value={draft.status ?? ''}
-              onChange={(e) => set('status', e.target.value)}
-              sx={{ width: 130 }}
-            >
-              <MenuItem value="">{t('user.common.all')}</MenuItem>
-              {TASK_STATUSES.map((status) => (
-                <MenuItem key={status} value={status}>
-                  <TaskStatusLabel status={status} />
-                </MenuItem>
-              ))}
-            </TextField>,
-          ]}
-        />
-      }
-      emptyText={t('user.task.empty')}
+      fields={[
+        { name: 'task_id', label: t('user.task.taskId') },
+        { name: 'action', label: t('user.task.type') },
+      ]}
+      extra={(draft, set) => [
+        <DraftSelect
+          key="platform"
+          label={t('user.task.platform')}
+          value={draft.platform ?? ''}
+          onChange={(v) => set('platform', v)}
+          options={PLATFORMS.map((p) => ({ value: p, label: t(`user.task.platforms.${p}`) }))}
+        />,
+        <DraftSelect
+          key="status"
+          label={t('user.task.status')}
+          value={draft.status ?? ''}
+          onChange={(v) => set('status', v)}
+          options={TASK_STATUSES.map((status) => ({
+            value: status,
+            label: <TaskStatusLabel status={status} />,
+          }))}
+        />,
+      ]}
     />
+  );
+}
+
+/** A choice of the filter bar's draft, '' (the first entry) meaning all. */
+function DraftSelect(props: {
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  options: readonly { value: string; label: ReactNode }[];
+}) {
+  const { t } = useTranslation();
+  return (
+    <TextField
+      select
+      size="small"
+      label={props.label}
+      value={props.value}
+      onChange={(e) => props.onChange(e.target.value)}
+      sx={{ width: 130 }}
+    >
+      <MenuItem value="">{t('user.common.all')}</MenuItem>
+      {props.options.map((option) => (
+        <MenuItem key={option.value} value={option.value}>
+          {option.label}
+        </MenuItem>
+      ))}
+    </TextField>
   );
 }

@@ -4,50 +4,46 @@ import EditOutlined from '@mui/icons-material/EditOutlined';
 import RefreshOutlined from '@mui/icons-material/RefreshOutlined';
 import Alert from '@mui/material/Alert';
 import Button from '@mui/material/Button';
-import IconButton from '@mui/material/IconButton';
 import Stack from '@mui/material/Stack';
-import Tooltip from '@mui/material/Tooltip';
 import {
   TELEGRAM_BUILTIN_COMMANDS,
   TELEGRAM_PARSE_MODES,
   type TelegramMenuView,
   telegramMenuInput,
 } from '@switchyard/domain';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useConfirm } from '../../components/confirm-dialog';
-import { type DataColumn, DataTable, useTableQuery, useTableState } from '../../components/data-table';
-import { api, apiGet, apiPost } from '../../lib/api-client';
+import { type DataColumn, useTableState } from '../../components/data-table';
+import { ListScreen } from '../../components/list-screen';
 import { toast } from '../../lib/toast';
 import { FormDialog, type FormValues } from '../admin/form-dialog';
-import { PageHeader } from '../admin/page-header';
-import { SearchField } from '../admin/search-field';
 import { useAdminAction } from '../admin/use-admin-action';
-
-const PATH = '/api/option/telegram';
+import {
+  deleteTelegramMenu,
+  reloadTelegramBot,
+  saveTelegramMenu,
+  TELEGRAM_PATH,
+  useTelegramBotStatus,
+  useTelegramMenuPage,
+} from './api';
 
 export default function TelegramMenuPage() {
   const { t } = useTranslation();
   const client = useQueryClient();
   const controls = useTableState({ filters: ['keyword'], defaultOrder: '-id' });
-  const query = useTableQuery<TelegramMenuView>(PATH, controls);
-  const status = useQuery({
-    queryKey: [PATH, 'status'],
-    queryFn: () => apiGet<{ status: boolean; is_webhook: boolean }>(`${PATH}/status`),
-  });
+  const query = useTelegramMenuPage(controls);
+  const status = useTelegramBotStatus();
   const [editing, setEditing] = useState<{ open: boolean; entry: TelegramMenuView | null }>({
     open: false,
     entry: null,
   });
-  const [confirm, ask] = useConfirm();
-  const remove = useAdminAction((id: number) => api('DELETE', `${PATH}/${id}`), {
-    invalidate: [PATH],
+  const remove = useAdminAction(deleteTelegramMenu, {
+    invalidate: [TELEGRAM_PATH],
     success: t('admin.common.deleted'),
   });
-  // Restarts the bot and registers its command list (built-ins and this menu) with Telegram again.
-  const reload = useAdminAction(() => api<{ status: boolean }>('PUT', `${PATH}/reload`), {
-    invalidate: [PATH],
+  const reload = useAdminAction(reloadTelegramBot, {
+    invalidate: [TELEGRAM_PATH],
     success: (r) => t(r.status ? 'admin.telegram.reloaded' : 'admin.telegram.reloadedOff'),
   });
   const entry = editing.entry;
@@ -83,73 +79,57 @@ export default function TelegramMenuPage() {
     : t('admin.telegram.offline');
 
   return (
-    <>
-      {confirm}
-      <PageHeader
-        actions={
-          <Stack direction="row" spacing={1}>
-            <Button
-              variant="outlined"
-              startIcon={<RefreshOutlined />}
-              disabled={reload.isPending}
-              onClick={() => reload.mutate(undefined)}
-            >
-              {t('admin.telegram.reload')}
-            </Button>
-            <Button
-              variant="contained"
-              startIcon={<AddOutlined />}
-              onClick={() => setEditing({ open: true, entry: null })}
-            >
-              {t('admin.telegram.create')}
-            </Button>
-          </Stack>
-        }
-      />
-      <Alert severity={status.data?.status ? 'success' : 'info'} sx={{ mb: 2 }} data-testid="telegram-status">
-        {t('admin.telegram.status', { state: botState })}{' '}
-        {t('admin.telegram.builtIn', { commands: TELEGRAM_BUILTIN_COMMANDS.map((c) => `/${c}`).join(' ') })}
-      </Alert>
-      <DataTable
-        tableId="telegram-menu"
-        columns={columns}
-        controls={controls}
-        query={query}
-        rowKey={(m) => m.id}
-        filterBar={
-          <SearchField
-            label={t('admin.telegram.search')}
-            value={controls.state.filters.keyword}
-            onApply={(keyword) => controls.setFilters({ keyword })}
-          />
-        }
-        rowActions={(m) => (
-          <Stack direction="row" sx={{ gap: 0.5, justifyContent: 'flex-end' }}>
-            <Tooltip title={t('admin.common.edit')}>
-              <IconButton
-                size="small"
-                aria-label={t('admin.common.edit')}
-                onClick={() => setEditing({ open: true, entry: m })}
-              >
-                <EditOutlined fontSize="small" />
-              </IconButton>
-            </Tooltip>
-            <Tooltip title={t('admin.common.delete')}>
-              <IconButton
-                size="small"
-                color="error"
-                aria-label={t('admin.common.delete')}
-                onClick={async () => {
-                  if (await ask(t('admin.telegram.confirmDelete', { command: m.command })))
-                    remove.mutate(m.id);
-                }}
-              >
-                <DeleteOutlined fontSize="small" />
-              </IconButton>
-            </Tooltip>
-          </Stack>
-        )}
-      />
+    <ListScreen
+      tableId="telegram-menu"
+      columns={columns}
+      controls={controls}
+      query={query}
+      rowKey={(m) => m.id}
+      actions={
+        <Stack direction="row" spacing={1}>
+          <Button
+            variant="outlined"
+            startIcon={<RefreshOutlined />}
+            disabled={reload.isPending}
+            onClick={() => reload.mutate(undefined)}
+          >
+            {t('admin.telegram.reload')}
+          </Button>
+          <Button
+            variant="contained"
+            startIcon={<AddOutlined />}
+            onClick={() => setEditing({ open: true, entry: null })}
+          >
+            {t('admin.telegram.create')}
+          </Button>
+        </Stack>
+      }
+      banner={
+        <Alert
+          severity={status.data?.status ? 'success' : 'info'}
+          sx={{ mb: 2 }}
+          data-testid="telegram-status"
+        >
+          {t('admin.telegram.status', { state: botState })}{' '}
+          {t('admin.telegram.builtIn', { commands: TELEGRAM_BUILTIN_COMMANDS.map((c) => `/${c}`).join(' ') })}
+        </Alert>
+      }
+      filters={[{ kind: 'search', name: 'keyword', label: t('admin.telegram.search') }]}
+      rowActions={[
+        {
+          label: t('admin.common.edit'),
+          icon: <EditOutlined fontSize="small" />,
+          run: (m) => setEditing({ open: true, entry: m }),
+        },
+        {
+          label: t('admin.common.delete'),
+          icon: <DeleteOutlined fontSize="small" />,
+          color: 'error',
+          confirm: (m) => t('admin.telegram.confirmDelete', { command: m.command }),
+          run: (m) => remove.mutate(m.id),
+        },
+      ]}
+    >
       <FormDialog
         open={editing.open}
         title={t(entry ? 'admin.telegram.editTitle' : 'admin.telegram.createTitle')}
@@ -185,12 +165,12 @@ export default function TelegramMenuPage() {
         toBody={(v) => ({ ...v, id: entry?.id ?? 0 })}
         schema={telegramMenuInput}
         submit={async (body) => {
-          await apiPost(PATH, body);
+          await saveTelegramMenu(body);
           toast.success(t(entry ? 'admin.common.saved' : 'admin.common.created'));
-          await client.invalidateQueries({ queryKey: [PATH] });
+          await client.invalidateQueries({ queryKey: [TELEGRAM_PATH] });
         }}
         onClose={() => setEditing({ open: false, entry: null })}
       />
-    </>
+    </ListScreen>
   );
 }
