@@ -3,7 +3,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import react from '@vitejs/plugin-react';
-import { defineConfig, type Plugin } from 'vite';
+import { defineConfig, type Plugin, type Rolldown } from 'vite';
+import { type FirstScreenPlan, PLAN_ELEMENT_ID } from './src/boot/first-screen';
+import { DEFAULT_LANGUAGE, LANGUAGES } from './src/i18n/languages';
+import { StorageKey } from './src/lib/storage';
 
 const domainSrc = fileURLToPath(new URL('../domain/src/index.ts', import.meta.url));
 const domainSchemas = fileURLToPath(new URL('../domain/src/schemas/', import.meta.url));
@@ -49,11 +52,90 @@ function precompress(): Plugin {
   };
 }
 
+const srcFile = (file: string) => fileURLToPath(new URL(`./src/${file}`, import.meta.url));
+
+/**
+ * The screens a cold visit usually opens on, by console path: their page chunks are preloaded from
+ * the start (src/boot). Any other screen loads as before, once the entry has run.
+ */
+const FIRST_SCREENS: Record<string, string> = {
+  '/': srcFile('features/home/home-page.tsx'),
+  '/login': srcFile('features/auth/login-page.tsx'),
+  '/panel/dashboard': srcFile('features/dashboard/dashboard-page.tsx'),
+};
+const BOOT_ENTRY = 'boot';
+
+/** A chunk's file and every chunk it imports statically, transitively. */
+function chunkGraph(bundle: Rolldown.OutputBundle, fileName: string, into = new Set<string>()): Set<string> {
+  const chunk = bundle[fileName];
+  if (into.has(fileName) || chunk?.type !== 'chunk') return into;
+  into.add(fileName);
+  for (const imported of chunk.imports) chunkGraph(bundle, imported, into);
+  return into;
+}
+
+/**
+ * Writes the first-screen plan (the page chunks of FIRST_SCREENS and each language's chunk, less
+ * what index.html already preloads) into index.html with the boot script that acts on it.
+ */
+function firstScreenPreload(): Plugin {
+  return {
+    name: 'switchyard-first-screen',
+    apply: 'build',
+    transformIndexHtml: {
+      order: 'post',
+      handler(_html, { bundle, chunk: entry }) {
+        if (!bundle || !entry) throw new Error('the first-screen plan needs the built bundle');
+        const chunks = Object.values(bundle).filter((c): c is Rolldown.OutputChunk => c.type === 'chunk');
+        const loaded = chunkGraph(bundle, entry.fileName);
+        const filesOf = (moduleId: string, what: string): string[] => {
+          const chunk = chunks.find((c) => c.facadeModuleId === moduleId);
+          if (!chunk) throw new Error(`no chunk for ${what} (${moduleId})`);
+          return [...chunkGraph(bundle, chunk.fileName)].filter((f) => !loaded.has(f)).map((f) => `./${f}`);
+        };
+        const plan: FirstScreenPlan = {
+          screens: Object.fromEntries(
+            Object.entries(FIRST_SCREENS).map(([screen, page]) => [
+              screen,
+              filesOf(page, `screen ${screen}`),
+            ]),
+          ),
+          locales: Object.fromEntries(
+            LANGUAGES.map(({ code }) => [
+              code,
+              filesOf(srcFile(`i18n/locales/${code.toLowerCase().replace('_', '-')}.ts`), `language ${code}`),
+            ]),
+          ),
+          fallbackLanguage: DEFAULT_LANGUAGE,
+          keys: { language: StorageKey.appLanguage, siteInfo: StorageKey.siteInfo },
+        };
+        const boot = chunks.find((c) => c.isEntry && c.name === BOOT_ENTRY);
+        if (!boot) throw new Error('the boot entry is missing from the bundle');
+        return [
+          // A data block, not a script: the page's Content-Security-Policy has nothing to allow.
+          {
+            tag: 'script',
+            attrs: { type: 'application/json', id: PLAN_ELEMENT_ID },
+            children: JSON.stringify(plan),
+            injectTo: 'body',
+          },
+          {
+            tag: 'script',
+            attrs: { type: 'module', crossorigin: true, src: `./${boot.fileName}` },
+            // The first request on the wire; deferred like every module script, so the plan is parsed.
+            injectTo: 'head-prepend',
+          },
+        ];
+      },
+    },
+  };
+}
+
 export default defineConfig({
   // Relative asset URLs let one build run under any base path: the server injects <base href> and
   // window.__SWITCHYARD__.basePath into index.html.
   base: './',
-  plugins: [react(), precompress()],
+  plugins: [react(), firstScreenPreload(), precompress()],
   resolve: {
     // One schema module may be imported on its own (lazily) without the rest of the domain package.
     alias: [
@@ -65,6 +147,9 @@ export default defineConfig({
     outDir: 'dist',
     emptyOutDir: true,
     chunkSizeWarningLimit: 1500,
+    rolldownOptions: {
+      input: { index: srcFile('../index.html'), [BOOT_ENTRY]: srcFile('boot/main.ts') },
+    },
     // Brand icons stay files of their own: inlined, every one would travel with the page that lists any.
     assetsInlineLimit: (file) => (file.includes('icons-static-svg') ? false : undefined),
   },
