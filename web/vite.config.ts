@@ -64,6 +64,7 @@ const FIRST_SCREENS: Record<string, string> = {
   '/panel/dashboard': srcFile('features/dashboard/dashboard-page.tsx'),
 };
 const BOOT_ENTRY = 'boot';
+const BOOT_MODULE = 'boot/main.ts';
 
 /** A chunk's file and every chunk it imports statically, transitively. */
 function chunkGraph(bundle: Rolldown.OutputBundle, fileName: string, into = new Set<string>()): Set<string> {
@@ -131,11 +132,39 @@ function firstScreenPreload(): Plugin {
   };
 }
 
+/**
+ * One chunk for everything the entry imports statically (React, MUI's core, the router, i18next, the
+ * layouts), instead of a dozen chunks that each cost a request, its headers and, over HTTP/1.1's six
+ * connections, a queue. The domain package and zod stay out: the entry imports the domain's index,
+ * and grouping by module would bring every schema any page uses into the first load.
+ */
+function shellChunk(): { plugin: Plugin; test: (id: string) => boolean } {
+  const graph = new Set<string>();
+  const plugin: Plugin = {
+    name: 'switchyard-shell-chunk',
+    apply: 'build',
+    buildEnd() {
+      const walk = (id: string) => {
+        if (graph.has(id)) return;
+        graph.add(id);
+        for (const next of this.getModuleInfo(id)?.importedIds ?? []) walk(next);
+      };
+      for (const id of this.getModuleIds()) {
+        if (this.getModuleInfo(id)?.isEntry && id !== srcFile(BOOT_MODULE)) walk(id);
+      }
+    },
+  };
+  const test = (id: string) => graph.has(id) && !/\/domain\/src\/|\/node_modules\/zod\//.test(id);
+  return { plugin, test };
+}
+
+const shell = shellChunk();
+
 export default defineConfig({
   // Relative asset URLs let one build run under any base path: the server injects <base href> and
   // window.__SWITCHYARD__.basePath into index.html.
   base: './',
-  plugins: [react(), firstScreenPreload(), precompress()],
+  plugins: [react(), shell.plugin, firstScreenPreload(), precompress()],
   resolve: {
     // One schema module may be imported on its own (lazily) without the rest of the domain package.
     alias: [
@@ -148,7 +177,8 @@ export default defineConfig({
     emptyOutDir: true,
     chunkSizeWarningLimit: 1500,
     rolldownOptions: {
-      input: { index: srcFile('../index.html'), [BOOT_ENTRY]: srcFile('boot/main.ts') },
+      input: { index: srcFile('../index.html'), [BOOT_ENTRY]: srcFile(BOOT_MODULE) },
+      output: { codeSplitting: { groups: [{ name: 'shell', test: shell.test }] } },
     },
     // Brand icons stay files of their own: inlined, every one would travel with the page that lists any.
     assetsInlineLimit: (file) => (file.includes('icons-static-svg') ? false : undefined),
