@@ -3,7 +3,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import react from '@vitejs/plugin-react';
-import { defineConfig, type Plugin } from 'vite';
+import { defineConfig, type Plugin, type Rolldown } from 'vite';
+import { type FirstScreenPlan, PLAN_ELEMENT_ID } from './src/boot/first-screen';
+import { DEFAULT_LANGUAGE, LANGUAGES } from './src/i18n/languages';
+import { StorageKey } from './src/lib/storage';
 
 const domainSrc = fileURLToPath(new URL('../domain/src/index.ts', import.meta.url));
 const domainSchemas = fileURLToPath(new URL('../domain/src/schemas/', import.meta.url));
@@ -49,11 +52,119 @@ function precompress(): Plugin {
   };
 }
 
+const srcFile = (file: string) => fileURLToPath(new URL(`./src/${file}`, import.meta.url));
+
+/**
+ * The screens a cold visit usually opens on, by console path: their page chunks are preloaded from
+ * the start (src/boot). Any other screen loads as before, once the entry has run.
+ */
+const FIRST_SCREENS: Record<string, string> = {
+  '/': srcFile('features/home/home-page.tsx'),
+  '/login': srcFile('features/auth/login-page.tsx'),
+  '/panel/dashboard': srcFile('features/dashboard/dashboard-page.tsx'),
+};
+const BOOT_ENTRY = 'boot';
+const BOOT_MODULE = 'boot/main.ts';
+
+/** A chunk's file and every chunk it imports statically, transitively. */
+function chunkGraph(bundle: Rolldown.OutputBundle, fileName: string, into = new Set<string>()): Set<string> {
+  const chunk = bundle[fileName];
+  if (into.has(fileName) || chunk?.type !== 'chunk') return into;
+  into.add(fileName);
+  for (const imported of chunk.imports) chunkGraph(bundle, imported, into);
+  return into;
+}
+
+/**
+ * Writes the first-screen plan (the page chunks of FIRST_SCREENS and each language's chunk, less
+ * what index.html already preloads) into index.html with the boot script that acts on it.
+ */
+function firstScreenPreload(): Plugin {
+  return {
+    name: 'switchyard-first-screen',
+    apply: 'build',
+    transformIndexHtml: {
+      order: 'post',
+      handler(_html, { bundle, chunk: entry }) {
+        if (!bundle || !entry) throw new Error('the first-screen plan needs the built bundle');
+        const chunks = Object.values(bundle).filter((c): c is Rolldown.OutputChunk => c.type === 'chunk');
+        const loaded = chunkGraph(bundle, entry.fileName);
+        const filesOf = (moduleId: string, what: string): string[] => {
+          const chunk = chunks.find((c) => c.facadeModuleId === moduleId);
+          if (!chunk) throw new Error(`no chunk for ${what} (${moduleId})`);
+          return [...chunkGraph(bundle, chunk.fileName)].filter((f) => !loaded.has(f)).map((f) => `./${f}`);
+        };
+        const plan: FirstScreenPlan = {
+          screens: Object.fromEntries(
+            Object.entries(FIRST_SCREENS).map(([screen, page]) => [
+              screen,
+              filesOf(page, `screen ${screen}`),
+            ]),
+          ),
+          locales: Object.fromEntries(
+            LANGUAGES.map(({ code }) => [
+              code,
+              filesOf(srcFile(`i18n/locales/${code.toLowerCase().replace('_', '-')}.ts`), `language ${code}`),
+            ]),
+          ),
+          fallbackLanguage: DEFAULT_LANGUAGE,
+          keys: { language: StorageKey.appLanguage, siteInfo: StorageKey.siteInfo },
+        };
+        const boot = chunks.find((c) => c.isEntry && c.name === BOOT_ENTRY);
+        if (!boot) throw new Error('the boot entry is missing from the bundle');
+        return [
+          // A data block, not a script: the page's Content-Security-Policy has nothing to allow.
+          {
+            tag: 'script',
+            attrs: { type: 'application/json', id: PLAN_ELEMENT_ID },
+            children: JSON.stringify(plan),
+            injectTo: 'body',
+          },
+          {
+            tag: 'script',
+            attrs: { type: 'module', crossorigin: true, src: `./${boot.fileName}` },
+            // The first request on the wire; deferred like every module script, so the plan is parsed.
+            injectTo: 'head-prepend',
+          },
+        ];
+      },
+    },
+  };
+}
+
+/**
+ * One chunk for everything the entry imports statically (React, MUI's core, the router, i18next, the
+ * layouts), instead of a dozen chunks that each cost a request, its headers and, over HTTP/1.1's six
+ * connections, a queue. The domain package and zod stay out: the entry imports the domain's index,
+ * and grouping by module would bring every schema any page uses into the first load.
+ */
+function shellChunk(): { plugin: Plugin; test: (id: string) => boolean } {
+  const graph = new Set<string>();
+  const plugin: Plugin = {
+    name: 'switchyard-shell-chunk',
+    apply: 'build',
+    buildEnd() {
+      const walk = (id: string) => {
+        if (graph.has(id)) return;
+        graph.add(id);
+        for (const next of this.getModuleInfo(id)?.importedIds ?? []) walk(next);
+      };
+      for (const id of this.getModuleIds()) {
+        if (this.getModuleInfo(id)?.isEntry && id !== srcFile(BOOT_MODULE)) walk(id);
+      }
+    },
+  };
+  const test = (id: string) => graph.has(id) && !/\/domain\/src\/|\/node_modules\/zod\//.test(id);
+  return { plugin, test };
+}
+
+const shell = shellChunk();
+
 export default defineConfig({
   // Relative asset URLs let one build run under any base path: the server injects <base href> and
   // window.__SWITCHYARD__.basePath into index.html.
   base: './',
-  plugins: [react(), precompress()],
+  plugins: [react(), shell.plugin, firstScreenPreload(), precompress()],
   resolve: {
     // One schema module may be imported on its own (lazily) without the rest of the domain package.
     alias: [
@@ -65,6 +176,10 @@ export default defineConfig({
     outDir: 'dist',
     emptyOutDir: true,
     chunkSizeWarningLimit: 1500,
+    rolldownOptions: {
+      input: { index: srcFile('../index.html'), [BOOT_ENTRY]: srcFile(BOOT_MODULE) },
+      output: { codeSplitting: { groups: [{ name: 'shell', test: shell.test }] } },
+    },
     // Brand icons stay files of their own: inlined, every one would travel with the page that lists any.
     assetsInlineLimit: (file) => (file.includes('icons-static-svg') ? false : undefined),
   },

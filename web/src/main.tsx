@@ -1,16 +1,19 @@
 import './lib/zod-jitless';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { App } from './app/app';
+import { App, createAppRouter, routerReady } from './app/app';
 import { initI18n } from './i18n';
 
 const root = document.getElementById('root');
-// The first paint waits for the language's texts (one small chunk) so no key flashes on screen.
-void initI18n().finally(() => {
+// The page's chunk loads while the language's texts do: the router asks for it when it is created.
+const router = createAppRouter();
+// The first paint waits for the language's texts (no key flashes on screen) and for the page, so the
+// screen is drawn once, whole, instead of the layout first and the page in a second, sliced render.
+void Promise.allSettled([initI18n(), routerReady(router)]).finally(() => {
   if (root) {
     createRoot(root).render(
       <StrictMode>
-        <App />
+        <App router={router} />
       </StrictMode>,
     );
   }

@@ -1,12 +1,29 @@
-import { useState } from 'react';
 import { createBrowserRouter } from 'react-router';
 import { RouterProvider } from 'react-router/dom';
 import { basePath } from '../lib/base-path';
 import { AppProviders } from './providers';
 import { buildRoutes } from './router';
 
-export function App() {
-  const [router] = useState(() => createBrowserRouter(buildRoutes(), { basename: basePath }));
+export type AppRouter = ReturnType<typeof createBrowserRouter>;
+
+/** The router starts loading the current route's page chunk as soon as it exists. */
+export function createAppRouter(): AppRouter {
+  return createBrowserRouter(buildRoutes(), { basename: basePath });
+}
+
+/** Settles once the first route's page module is in (or has failed: the route then shows its error). */
+export function routerReady(router: AppRouter): Promise<void> {
+  if (router.state.initialized) return Promise.resolve();
+  return new Promise((resolve) => {
+    const stop = router.subscribe((state) => {
+      if (!state.initialized) return;
+      stop();
+      resolve();
+    });
+  });
+}
+
+export function App({ router }: { router: AppRouter }) {
   return (
     <AppProviders>
       <RouterProvider router={router} />

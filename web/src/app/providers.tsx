@@ -1,17 +1,17 @@
-import Close from '@mui/icons-material/Close';
 import CssBaseline from '@mui/material/CssBaseline';
-import IconButton from '@mui/material/IconButton';
 import { ThemeProvider } from '@mui/material/styles';
-import useMediaQuery from '@mui/material/useMediaQuery';
 import { QueryClientProvider } from '@tanstack/react-query';
-import { closeSnackbar, SnackbarProvider } from 'notistack';
-import { type ReactNode, useEffect, useMemo, useState } from 'react';
-import { useTranslation } from 'react-i18next';
+import { type ComponentType, lazy, type ReactNode, Suspense, useEffect, useMemo, useState } from 'react';
 import { AppErrorBoundary } from '../features/errors/error-fallback';
-import { TOAST_AUTO_HIDE_MS, TOAST_MAX } from '../lib/toast';
+import { onToastWanted } from '../lib/toast';
 import { createQueryClient } from './query-client';
 import { SessionProvider, useSession } from './session-context';
-import { BREAKPOINTS, createAppTheme } from './theme';
+import { createAppTheme } from './theme';
+
+// A toaster that cannot load (the server gone) leaves the screen as it is rather than breaking it.
+const Toaster = lazy(
+  (): Promise<{ default: ComponentType }> => import('./toaster').catch(() => ({ default: () => null })),
+);
 
 export function AppProviders({ children }: { children: ReactNode }) {
   const [queryClient] = useState(createQueryClient);
@@ -25,38 +25,26 @@ export function AppProviders({ children }: { children: ReactNode }) {
 }
 
 function ThemedShell({ children }: { children: ReactNode }) {
-  const { t } = useTranslation();
   const { themeMode } = useSession();
   const theme = useMemo(() => createAppTheme(themeMode), [themeMode]);
-  // Toasts sit bottom-left, bottom-centre on screens up to 600 px wide.
-  const phone = useMediaQuery(`(max-width:${BREAKPOINTS.sm}px)`);
+  const [toasts, setToasts] = useState(false);
 
   useEffect(() => {
     document.documentElement.dataset.theme = themeMode;
     document.documentElement.style.colorScheme = themeMode;
   }, [themeMode]);
 
+  useEffect(() => onToastWanted(() => setToasts(true)), []);
+
   return (
     <ThemeProvider theme={theme}>
       <CssBaseline />
-      <SnackbarProvider
-        maxSnack={TOAST_MAX}
-        preventDuplicate
-        autoHideDuration={TOAST_AUTO_HIDE_MS}
-        anchorOrigin={{ vertical: 'bottom', horizontal: phone ? 'center' : 'left' }}
-        action={(key) => (
-          <IconButton
-            size="small"
-            color="inherit"
-            aria-label={t('common.close')}
-            onClick={() => closeSnackbar(key)}
-          >
-            <Close fontSize="small" />
-          </IconButton>
-        )}
-      >
-        <AppErrorBoundary>{children}</AppErrorBoundary>
-      </SnackbarProvider>
+      <AppErrorBoundary>{children}</AppErrorBoundary>
+      {toasts && (
+        <Suspense fallback={null}>
+          <Toaster />
+        </Suspense>
+      )}
     </ThemeProvider>
   );
 }

@@ -37,6 +37,17 @@ describe('SessionProvider', () => {
     expect(session.isAdmin).toBe(false);
   });
 
+  it('keeps the session value when the same user signs in again, and takes a changed one', () => {
+    localStorage.setItem('user', JSON.stringify({ id: 3, username: 'amy', role: 1 }));
+    mount();
+    const before = session;
+    act(() => session.signIn({ id: 3, username: 'amy', role: 1, quota: 5 } as never));
+    expect(session).toBe(before);
+    act(() => session.signIn({ id: 3, username: 'amy', role: 1, display_name: 'Amy' }));
+    expect(session).not.toBe(before);
+    expect(session.user?.display_name).toBe('Amy');
+  });
+
   it('ignores a corrupt saved user', () => {
     localStorage.setItem('user', '{"username": 5');
     mount();

@@ -33,6 +33,17 @@ export function toSessionUser(user: SessionUser): SessionUser {
   return { id, username, display_name, role, status, avatar_url };
 }
 
+function sameSessionUser(a: SessionUser, b: SessionUser): boolean {
+  return (
+    a.id === b.id &&
+    a.username === b.username &&
+    a.display_name === b.display_name &&
+    a.role === b.role &&
+    a.status === b.status &&
+    a.avatar_url === b.avatar_url
+  );
+}
+
 interface SessionValue {
   user: SessionUser | null;
   isAdmin: boolean;
@@ -68,7 +79,8 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   const signIn = useCallback((next: SessionUser) => {
     const stored = toSessionUser(next);
     writeJson(StorageKey.user, stored);
-    setUser(stored);
+    // The same user again (every panel visit refreshes it) keeps the session value, so nothing re-renders.
+    setUser((current) => (current !== null && sameSessionUser(current, stored) ? current : stored));
   }, []);
 
   const signOut = useCallback(async () => {

@@ -12,16 +12,24 @@ import { ConsoleTopBar } from './console-top-bar';
 import { PanelBreadcrumbs } from './panel-breadcrumbs';
 import { Sidebar } from './sidebar';
 
-export function ConsoleLayout() {
-  const theme = useTheme();
-  const narrow = useMediaQuery(theme.breakpoints.down('md'));
-  const { sidebarOpen, setSidebarOpen, signIn } = useSession();
-  const [drawerOpen, setDrawerOpen] = useState(false);
+/**
+ * Refreshes the session's copy of the user from GET /api/user/self. A component of its own, so the
+ * answer re-renders nothing but this (the layout around every screen reads none of it).
+ */
+function SessionRefresh() {
+  const { signIn } = useSession();
   const self = useSelf();
-
   useEffect(() => {
     if (self.data) signIn(self.data);
   }, [self.data, signIn]);
+  return null;
+}
+
+export function ConsoleLayout() {
+  const theme = useTheme();
+  const narrow = useMediaQuery(theme.breakpoints.down('md'));
+  const { sidebarOpen, setSidebarOpen } = useSession();
+  const [drawerOpen, setDrawerOpen] = useState(false);
 
   // The temporary drawer starts closed whenever the screen becomes narrow.
   useEffect(() => {
@@ -40,6 +48,7 @@ export function ConsoleLayout() {
   };
   return (
     <Box sx={{ display: 'flex', minHeight: '100vh', bgcolor: 'background.default' }}>
+      <SessionRefresh />
       <AppBar
         position="fixed"
         sx={{

@@ -1,4 +1,4 @@
-import { useEffect } from 'react';
+import { useEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Outlet, useLocation, useNavigation } from 'react-router';
 import { TopProgress } from '../../components/top-progress';
@@ -12,9 +12,12 @@ export function RootLayout() {
   const navigation = useNavigation();
   const { pathname } = useLocation();
 
-  // Every page change scrolls smoothly back to the top.
-  // biome-ignore lint/correctness/useExhaustiveDependencies: the path change is the trigger
+  // Every page change scrolls smoothly back to the top. The first screen is already there: asking
+  // anyway forces a layout while it is being drawn.
+  const firstPath = useRef(pathname);
   useEffect(() => {
+    if (pathname === firstPath.current) return;
+    firstPath.current = '';
     window.scrollTo({ top: 0, behavior: 'smooth' });
   }, [pathname]);
 

@@ -1,5 +1,5 @@
 import type { SelfUser } from '@switchyard/domain';
-import { useQuery } from '@tanstack/react-query';
+import { useEarlyQuery } from '../../app/query-client';
 import { apiGet } from '../../lib/api-client';
 import { withBase } from '../../lib/base-path';
 
@@ -7,7 +7,7 @@ export const selfQueryKey = ['user', 'self'] as const;
 
 /** GET /api/user/self: the signed-in user, fresh (role, balance); a 401 here ends a stale session. */
 export function useSelf() {
-  return useQuery({
+  return useEarlyQuery({
     queryKey: selfQueryKey,
     queryFn: () => apiGet<SelfUser>('/api/user/self'),
     // The layout and the page ask together on arrival; one answer serves both.
@@ -17,7 +17,7 @@ export function useSelf() {
 
 /** GET /api/user/aff, as the link a friend signs up with. */
 export function useInviteLink(): string {
-  const { data } = useQuery({
+  const { data } = useEarlyQuery({
     queryKey: ['user', 'aff'],
     queryFn: () => apiGet<string>('/api/user/aff'),
     staleTime: Number.POSITIVE_INFINITY,

@@ -1,4 +1,4 @@
-import { useQuery } from '@tanstack/react-query';
+import { useEarlyQuery } from '../../app/query-client';
 import { apiGet } from '../../lib/api-client';
 
 /** One row of GET /api/user/dashboard: the caller's usage on one UTC day with one model. */
@@ -13,7 +13,7 @@ export interface DailyModelUsage {
 }
 
 export function useDashboard() {
-  return useQuery({
+  return useEarlyQuery({
     queryKey: ['user', 'dashboard'],
     queryFn: () => apiGet<DailyModelUsage[]>('/api/user/dashboard'),
     staleTime: 30_000,

@@ -1,0 +1,3 @@
+import { preloadFirstScreen } from './first-screen';
+
+preloadFirstScreen(document, window);
