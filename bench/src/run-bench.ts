@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
   copyFileSync,
@@ -200,6 +201,21 @@ async function redisUrl(env: NodeJS.ProcessEnv): Promise<string | { skip: string
     return { skip: `Redis not reachable at ${u.host}` };
   if (u.pathname === '' || u.pathname === '/') u.pathname = '/11';
   return u.toString();
+}
+
+/** A checkout named by its commit (and a mark when its files differ from it), else by its folder. */
+function buildName(root: string): string {
+  try {
+    const sha = execFileSync('git', ['-C', root, 'rev-parse', '--short', 'HEAD'], {
+      encoding: 'utf8',
+    }).trim();
+    const dirty = execFileSync('git', ['-C', root, 'status', '--porcelain', '--untracked-files=no'], {
+      encoding: 'utf8',
+    }).trim();
+    return dirty ? `${sha}+changes` : sha;
+  } catch {
+    return path.basename(path.resolve(root));
+  }
 }
 
 function newestProfile(dir: string): string | undefined {
@@ -476,11 +492,12 @@ async function runVariant(variant: Variant, d: VariantDeps): Promise<VariantResu
             ),
         }),
   };
-  // The same gateway on another Node, in the same rounds: the comparison is not at the mercy of
-  // what the machine did between two runs.
+  // The same gateway on another Node, or another build of it, in the same rounds: the comparison
+  // is not at the mercy of what the machine did between two runs.
   let compared: { prepared: PreparedGateway; target: ChatTarget; node: string } | undefined;
-  if (variant === 'sqlite' && o.compareNode) {
-    const compareNode = nodes.compare ?? o.compareNode;
+  if (variant === 'sqlite' && (o.compareNode || o.compareRoot)) {
+    const build = o.compareRoot ? ` build ${buildName(o.compareRoot)}` : '';
+    const compareNode = `${nodes.compare ?? node}${build}`;
     const label = `${config.label}-compare`;
     const compareDir = `${dataDir}-compare`;
     const compareConfig: GatewayConfig = {
@@ -488,8 +505,9 @@ async function runVariant(variant: Variant, d: VariantDeps): Promise<VariantResu
       label,
       dataDir: compareDir,
       databaseUrl: `sqlite:${path.join(compareDir, 'switchyard.db')}`,
-      node: o.compareNode,
+      node: o.compareNode ?? o.node,
       nodeFlags: o.compareFlags,
+      repoRoot: o.compareRoot ?? config.repoRoot,
     };
     say(`gateway (${variant}, Node ${compareNode}): setting up the scenario`);
     const p = await clock.time(`${variant}: setup on Node ${compareNode}`, () =>

@@ -47,6 +47,16 @@ describe('parseRunOptions', () => {
     expect(() => parseRunOptions([...n, '--compare-flags', 'script.js'])).toThrow(UsageError);
   });
 
+  it('--compare-root adds the gateway another checkout built, which --compare-flags may tune', () => {
+    expect(parseRunOptions([]).compareRoot).toBeUndefined();
+    const o = parseRunOptions(['--compare-root', '/work/before', '--compare-flags', '--jitless']);
+    expect(o).toMatchObject({
+      compareRoot: '/work/before',
+      compareNode: undefined,
+      compareFlags: ['--jitless'],
+    });
+  });
+
   it('--quick shortens every phase and keeps to SQLite', () => {
     const o = parseRunOptions(['--quick']);
     expect(o.mode).toBe('quick');

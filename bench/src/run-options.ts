@@ -82,6 +82,8 @@ export interface RunOptions extends RoundPlan {
   compareNode: string | undefined;
   /** The second gateway's Node options instead of those of `npm start`. */
   compareFlags: string[] | undefined;
+  /** Another checkout whose built gateway (server/dist) is the second gateway: two builds side by side. */
+  compareRoot: string | undefined;
 }
 
 export const USAGE = `npm run bench [-- options]
@@ -99,6 +101,8 @@ export const USAGE = `npm run bench [-- options]
                        directory; no soak)
   --compare-flags="<node options>"
                        the second gateway's Node options instead of those of npm start ("" for none)
+  --compare-root <dir> also run the gateway built in another checkout (its server/dist, its
+                       node_modules), in the same rounds: a change weighed against the build before it
   --keep               keep the run directory (logs, databases)
   --out <file>         results file (default bench/results/latest.json)`;
 
@@ -117,6 +121,7 @@ export function parseRunOptions(argv: readonly string[]): RunOptions {
       node: { type: 'string' },
       'compare-node': { type: 'string' },
       'compare-flags': { type: 'string' },
+      'compare-root': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
     strict: true,
@@ -167,14 +172,16 @@ export function parseRunOptions(argv: readonly string[]): RunOptions {
     noNative: values['no-native'] === true,
     node: values.node,
     compareNode: values['compare-node'],
-    compareFlags: compareFlags(values['compare-flags'], values['compare-node']),
+    compareFlags: compareFlags(values['compare-flags'], values['compare-node'] ?? values['compare-root']),
+    compareRoot: values['compare-root'],
   };
 }
 
 /** `--compare-flags` as options for the second gateway; it weighs nothing without one. */
 function compareFlags(given: string | undefined, compareNode: string | undefined): string[] | undefined {
   if (given === undefined) return undefined;
-  if (compareNode === undefined) throw new UsageError(`--compare-flags needs --compare-node\n${USAGE}`);
+  if (compareNode === undefined)
+    throw new UsageError(`--compare-flags needs --compare-node or --compare-root\n${USAGE}`);
   const flags = given.split(/\s+/).filter((f) => f !== '');
   const bad = flags.filter((f) => !f.startsWith('--'));
   if (bad.length > 0)
