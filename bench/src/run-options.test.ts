@@ -49,7 +49,7 @@ describe('parseRunOptions', () => {
 
   it('--compare-root adds the gateway another checkout built, which --compare-flags may tune', () => {
     expect(parseRunOptions([]).compareRoot).toBeUndefined();
-    const o = parseRunOptions(['--compare-root', '/work/before', '--compare-flags', '--jitless']);
+    const o = parseRunOptions(['--compare-root', '/work/before', '--compare-flags=--jitless']);
     expect(o).toMatchObject({
       compareRoot: '/work/before',
       compareNode: undefined,
