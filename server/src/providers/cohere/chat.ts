@@ -5,6 +5,7 @@ import {
   asNumber,
   asRecord,
   asString,
+  describeValue,
   isRecord,
   type JsonRecord,
 } from '../translate/json-reading.js';
@@ -39,7 +40,9 @@ function convertContent(content: unknown, role: string): CohereContent {
       const url = asString(asRecord(p.image_url)?.url) ?? asString(p.image_url);
       if (url) parts.push({ type: 'image_url', image_url: { url } });
     } else {
-      throw new TranslationError(`content parts of type ${String(p.type)} are not supported by Cohere`);
+      throw new TranslationError(
+        `content parts of type ${describeValue(p.type)} are not supported by Cohere`,
+      );
     }
   }
   return parts;
@@ -81,7 +84,7 @@ function convertMessage(message: unknown): JsonRecord {
         content: convertContent(m.content, 'tool'),
       };
     default:
-      throw new TranslationError(`message role ${String(role)} is not supported by Cohere`);
+      throw new TranslationError(`message role ${describeValue(role)} is not supported by Cohere`);
   }
 }
 

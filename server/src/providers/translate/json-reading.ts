@@ -15,6 +15,17 @@ export function asString(v: unknown): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
 
+/**
+ * A client's value as an error message may quote it: a string (cut to 100 characters) as it is,
+ * anything else by its JSON type. `String(v)` would throw on an object without a prototype.
+ */
+export function describeValue(v: unknown): string {
+  if (typeof v === 'string') return v.length > 100 ? `${v.slice(0, 100)}...` : v;
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  return typeof v === 'object' ? 'an object' : String(v);
+}
+
 export function asNumber(v: unknown): number | undefined {
   return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
 }

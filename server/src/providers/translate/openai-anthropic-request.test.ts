@@ -48,6 +48,29 @@ const toolConversation = {
 };
 
 describe('openAiToAnthropicRequest', () => {
+  it('refuses a response_format type it does not know with a 400 that names it, whatever its JSON shape', () => {
+    const refusal = (type: unknown) => {
+      try {
+        openAiToAnthropicRequest(
+          { model: 'claude', messages: [{ role: 'user', content: 'hi' }], response_format: { type } },
+          options,
+        );
+      } catch (e) {
+        return e;
+      }
+      return undefined;
+    };
+    // An object without a prototype has no string form: String() of it throws (the fuzz suite's find).
+    const e = refusal([Object.create(null)]);
+    expect(e).toBeInstanceOf(TranslationError);
+    expect((e as TranslationError).message).toBe('response_format type an array is not supported');
+    expect((refusal('xml') as TranslationError).message).toBe('response_format type xml is not supported');
+    expect((refusal({}) as TranslationError).message).toBe('response_format type an object is not supported');
+    expect((refusal('x'.repeat(300)) as TranslationError).message).toHaveLength(
+      'response_format type  is not supported'.length + 103,
+    );
+  });
+
   it('moves system prompts to the top, images to image blocks, calls and results to tool blocks', () => {
     const out = openAiToAnthropicRequest(toolConversation, options);
     expect(out.model).toBe('claude-sonnet-4-5');

@@ -17,6 +17,7 @@ import {
   asNumber,
   asRecord,
   asString,
+  describeValue,
   isRecord,
   type JsonRecord,
   parseJson,
@@ -388,7 +389,10 @@ function structuredOutputTool(format: unknown): AnthropicTool | undefined {
       input_schema: schema.type === undefined ? { type: 'object', ...schema } : schema,
     };
   }
-  throw new TranslationError(`response_format type ${String(f.type)} is not supported`, 'response_format');
+  throw new TranslationError(
+    `response_format type ${describeValue(f.type)} is not supported`,
+    'response_format',
+  );
 }
 
 /** The structured-output tool's name when the request asked for JSON, for the reply translators. */

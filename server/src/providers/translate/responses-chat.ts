@@ -7,6 +7,7 @@ import {
   asNumber,
   asRecord,
   asString,
+  describeValue,
   isRecord,
   type JsonRecord,
 } from './json-reading.js';
@@ -66,7 +67,7 @@ function contentParts(content: unknown): string | OpenAiContentPart[] {
         break;
       }
       default:
-        throw new TranslationError(`content part ${String(p.type)} is not supported for this model`);
+        throw new TranslationError(`content part ${describeValue(p.type)} is not supported for this model`);
     }
   }
   return parts;
@@ -141,7 +142,9 @@ function chatTools(tools: unknown): OpenAiTool[] {
     const t = asRecord(raw);
     if (!t) continue;
     if (t.type !== 'function') {
-      throw new TranslationError(`tool type ${String(t.type)} is only available on the Responses API itself`);
+      throw new TranslationError(
+        `tool type ${describeValue(t.type)} is only available on the Responses API itself`,
+      );
     }
     const fn: OpenAiTool['function'] = { name: asString(t.name) ?? '' };
     const description = asString(t.description);
