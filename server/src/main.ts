@@ -244,8 +244,15 @@ export async function composeServices(
       );
       const freezes = new MemoryChannelHealth(clock.nowMs);
       health = new FallbackChannelHealth(
-        new RedisChannelHealth(redis, subscriber, freezes, `${config.redisKeyPrefix}freeze:`, (err) =>
-          breaker.trip(String(err)),
+        // A failed freeze write is a call's failure and trips the breaker; loading the running freezes
+        // in the background (at start, after a reconnection) only says so.
+        new RedisChannelHealth(
+          redis,
+          subscriber,
+          freezes,
+          `${config.redisKeyPrefix}freeze:`,
+          (err) => breaker.trip(String(err)),
+          (err) => warn(`loading the channel freezes from Redis failed: ${String(err)}`),
         ),
         freezes,
         breaker,

@@ -105,12 +105,14 @@ export class RedisChannelHealth implements ChannelHealth {
     private readonly local: ChannelHealth,
     private readonly prefix = 'sy:freeze:',
     private readonly onError: (err: unknown) => void = () => {},
+    /** Failures of the subscription and of loading the keys (not of a call): by default `onError`. */
+    private readonly onBackgroundError: (err: unknown) => void = onError,
   ) {
     // Not a key name: pair keys are "<channel id>:<model>".
     this.channel = `${prefix}events`;
     subscriber.on('message', this.onMessage);
     subscriber.on('ready', this.onReady);
-    subscriber.subscribe(this.channel).catch(onError);
+    subscriber.subscribe(this.channel).catch(this.onBackgroundError);
     void this.load();
   }
 
@@ -165,7 +167,7 @@ export class RedisChannelHealth implements ChannelHealth {
         });
       } while (cursor !== '0');
     } catch (err) {
-      this.onError(err);
+      this.onBackgroundError(err);
     }
   }
 
