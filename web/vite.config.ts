@@ -5,8 +5,7 @@ import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import react from '@vitejs/plugin-react';
 import { defineConfig, type Plugin, type Rolldown } from 'vite';
 import { type FirstScreenPlan, PLAN_ELEMENT_ID } from './src/boot/first-screen';
-import { DEFAULT_LANGUAGE, LANGUAGES } from './src/i18n/languages';
-import { StorageKey } from './src/lib/storage';
+import { LANGUAGES } from './src/i18n/languages';
 
 const domainSrc = fileURLToPath(new URL('../domain/src/index.ts', import.meta.url));
 const domainSchemas = fileURLToPath(new URL('../domain/src/schemas/', import.meta.url));
@@ -107,8 +106,6 @@ function firstScreenPreload(): Plugin {
               filesOf(srcFile(`i18n/locales/${code.toLowerCase().replace('_', '-')}.ts`), `language ${code}`),
             ]),
           ),
-          fallbackLanguage: DEFAULT_LANGUAGE,
-          keys: { language: StorageKey.appLanguage, siteInfo: StorageKey.siteInfo },
         };
         const boot = chunks.find((c) => c.isEntry && c.name === BOOT_ENTRY);
         if (!boot) throw new Error('the boot entry is missing from the bundle');
@@ -138,24 +135,35 @@ function firstScreenPreload(): Plugin {
  * connections, a queue. The domain package and zod stay out: the entry imports the domain's index,
  * and grouping by module would bring every schema any page uses into the first load.
  */
-function shellChunk(): { plugin: Plugin; test: (id: string) => boolean } {
+function shellChunk(): {
+  plugin: Plugin;
+  test: (id: string) => boolean;
+  bootShared: (id: string) => boolean;
+} {
   const graph = new Set<string>();
+  // What the boot module imports (its language choice) stays out, in a small chunk of its own, so the
+  // boot script never waits for the shell it is there to get ahead of.
+  const bootGraph = new Set<string>();
   const plugin: Plugin = {
     name: 'switchyard-shell-chunk',
     apply: 'build',
     buildEnd() {
-      const walk = (id: string) => {
-        if (graph.has(id)) return;
-        graph.add(id);
-        for (const next of this.getModuleInfo(id)?.importedIds ?? []) walk(next);
+      const walk = (id: string, into: Set<string>) => {
+        if (into.has(id)) return;
+        into.add(id);
+        for (const next of this.getModuleInfo(id)?.importedIds ?? []) walk(next, into);
       };
       for (const id of this.getModuleIds()) {
-        if (this.getModuleInfo(id)?.isEntry && id !== srcFile(BOOT_MODULE)) walk(id);
+        if (!this.getModuleInfo(id)?.isEntry) continue;
+        walk(id, id === srcFile(BOOT_MODULE) ? bootGraph : graph);
       }
     },
   };
-  const test = (id: string) => graph.has(id) && !/\/domain\/src\/|\/node_modules\/zod\//.test(id);
-  return { plugin, test };
+  const test = (id: string) =>
+    graph.has(id) && !bootGraph.has(id) && !/\/domain\/src\/|\/node_modules\/zod\//.test(id);
+  // The few modules both use (the language choice, storage) form a small chunk of their own.
+  const bootShared = (id: string) => bootGraph.has(id) && graph.has(id);
+  return { plugin, test, bootShared };
 }
 
 const shell = shellChunk();
@@ -178,7 +186,14 @@ export default defineConfig({
     chunkSizeWarningLimit: 1500,
     rolldownOptions: {
       input: { index: srcFile('../index.html'), [BOOT_ENTRY]: srcFile(BOOT_MODULE) },
-      output: { codeSplitting: { groups: [{ name: 'shell', test: shell.test }] } },
+      output: {
+        codeSplitting: {
+          groups: [
+            { name: 'boot-shared', test: shell.bootShared },
+            { name: 'shell', test: shell.test },
+          ],
+        },
+      },
     },
     // Brand icons stay files of their own: inlined, every one would travel with the page that lists any.
     assetsInlineLimit: (file) => (file.includes('icons-static-svg') ? false : undefined),

@@ -1,11 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULT_LANGUAGE, LANGUAGES, pickLanguage } from '../i18n/languages';
-import { StorageKey } from '../lib/storage';
+import { LANGUAGES } from '../i18n/languages';
 import {
   type FirstScreenPlan,
   firstScreenFiles,
   PLAN_ELEMENT_ID,
-  planLanguage,
   preloadFirstScreen,
   screenPath,
 } from './first-screen';
@@ -13,11 +11,7 @@ import {
 const plan: FirstScreenPlan = {
   screens: { '/login': ['./assets/login.js', './assets/field.js'], '/': ['./assets/home.js'] },
   locales: Object.fromEntries(LANGUAGES.map(({ code }) => [code, [`./assets/${code}.js`]])),
-  fallbackLanguage: DEFAULT_LANGUAGE,
-  keys: { language: StorageKey.appLanguage, siteInfo: StorageKey.siteInfo },
 };
-
-const storage = (values: Record<string, string>) => (key: string) => values[key] ?? null;
 
 describe('screenPath', () => {
   it('takes the base path off and ignores a trailing slash', () => {
@@ -31,32 +25,9 @@ describe('screenPath', () => {
   });
 });
 
-describe('planLanguage', () => {
-  it('picks what i18n will start in: the saved choice, the cached server default, zh_CN', () => {
-    const cases: Record<string, string>[] = [
-      {},
-      { appLanguage: 'en_US' },
-      { appLanguage: 'xx', siteInfo: JSON.stringify({ language: 'ja_JP' }) },
-      { siteInfo: JSON.stringify({ language: 'zh_HK' }) },
-      { siteInfo: '{"language":' },
-      { siteInfo: JSON.stringify({ language: 'fr_FR' }) },
-      { appLanguage: 'ja_JP', siteInfo: JSON.stringify({ language: 'en_US' }) },
-    ];
-    for (const values of cases) {
-      let server: unknown;
-      try {
-        server = (JSON.parse(values.siteInfo ?? 'null') as { language?: unknown } | null)?.language;
-      } catch {
-        server = undefined;
-      }
-      expect(planLanguage(plan, storage(values))).toBe(pickLanguage(values.appLanguage ?? null, server));
-    }
-  });
-});
-
 describe('firstScreenFiles', () => {
   it("lists a planned screen's chunks and the language's", () => {
-    expect(firstScreenFiles(plan, '/hub/login', '/hub', storage({ appLanguage: 'en_US' }))).toEqual([
+    expect(firstScreenFiles(plan, '/hub/login', '/hub', 'en_US')).toEqual([
       './assets/login.js',
       './assets/field.js',
       './assets/en_US.js',
@@ -64,7 +35,7 @@ describe('firstScreenFiles', () => {
   });
 
   it('lists only the language for a screen outside the plan', () => {
-    expect(firstScreenFiles(plan, '/panel/log', '/', storage({}))).toEqual(['./assets/zh_CN.js']);
+    expect(firstScreenFiles(plan, '/panel/log', '/', 'zh_CN')).toEqual(['./assets/zh_CN.js']);
   });
 });
 

@@ -1,3 +1,5 @@
+import { startLanguage } from '../i18n/start-language';
+
 // The first screen's chunks, asked for while the entry bundle is still on the wire: the router and
 // i18next would only discover the page's chunk and the language's texts once the entry has run, a
 // round trip or two later. The build writes the plan into index.html (vite.config.ts); this module
@@ -9,10 +11,6 @@ export interface FirstScreenPlan {
   screens: Record<string, string[]>;
   /** Language code, e.g. 'zh_CN'. */
   locales: Record<string, string[]>;
-  /** Used when neither the saved choice nor the cached server default names a language. */
-  fallbackLanguage: string;
-  /** The local-storage keys of the saved language and of the cached GET /api/status. */
-  keys: { language: string; siteInfo: string };
 }
 
 export const PLAN_ELEMENT_ID = 'switchyard-first-screen';
@@ -27,30 +25,15 @@ export function screenPath(pathname: string, basePath: string | undefined): stri
   return path === '' ? '/' : path;
 }
 
-/** The language i18n will start in (the same order as pickLanguage: saved, server default, fallback). */
-export function planLanguage(plan: FirstScreenPlan, read: (key: string) => string | null): string {
-  const saved = read(plan.keys.language);
-  if (saved !== null && saved in plan.locales) return saved;
-  try {
-    const site: unknown = JSON.parse(read(plan.keys.siteInfo) ?? 'null');
-    const language =
-      typeof site === 'object' && site !== null ? (site as { language?: unknown }).language : undefined;
-    if (typeof language === 'string' && language in plan.locales) return language;
-  } catch {
-    // A corrupt cache: the fallback, as i18n itself does.
-  }
-  return plan.fallbackLanguage;
-}
-
 /** The files to preload for this visit: the screen's chunks (if it is a planned one) and the language's. */
 export function firstScreenFiles(
   plan: FirstScreenPlan,
   pathname: string,
   basePath: string | undefined,
-  read: (key: string) => string | null,
+  language: string,
 ): string[] {
   const screen = plan.screens[screenPath(pathname, basePath)] ?? [];
-  return [...screen, ...(plan.locales[planLanguage(plan, read)] ?? [])];
+  return [...screen, ...(plan.locales[language] ?? [])];
 }
 
 /** Adds a `<link rel=modulepreload>` per file; the entry's own imports then find them in flight. */
@@ -58,14 +41,9 @@ export function preloadFirstScreen(doc: Document, win: Window): void {
   const text = doc.getElementById(PLAN_ELEMENT_ID)?.textContent;
   if (!text) return;
   const plan = JSON.parse(text) as FirstScreenPlan;
-  const read = (key: string): string | null => {
-    try {
-      return win.localStorage.getItem(key);
-    } catch {
-      return null;
-    }
-  };
-  for (const file of firstScreenFiles(plan, win.location.pathname, win.__SWITCHYARD__?.basePath, read)) {
+  // The language i18n will start in, read the same way.
+  const files = firstScreenFiles(plan, win.location.pathname, win.__SWITCHYARD__?.basePath, startLanguage());
+  for (const file of files) {
     const link = doc.createElement('link');
     link.rel = 'modulepreload';
     // The same credentials mode as Vite's module scripts and preloads, so the browser reuses the fetch.

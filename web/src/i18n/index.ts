@@ -1,12 +1,9 @@
 import i18n, { type BackendModule } from 'i18next';
 import { initReactI18next } from 'react-i18next';
-import { isRecord, readJson, readText, StorageKey, writeText } from '../lib/storage';
+import { readText, StorageKey, writeText } from '../lib/storage';
 import { DEFAULT_LANGUAGE, htmlLangOf, isLanguageCode, type LanguageCode, pickLanguage } from './languages';
+import { startLanguage } from './start-language';
 import type { Messages } from './types';
-
-function cachedServerLanguage(): unknown {
-  return readJson(StorageKey.siteInfo, isRecord)?.language;
-}
 
 // Each language is a chunk of its own, loaded when it is chosen: a page's first load carries one
 // language's texts, not four.
@@ -45,7 +42,7 @@ export function initI18n(preloaded: Partial<Record<LanguageCode, Messages>> = {}
     .init({
       resources,
       partialBundledLanguages: true,
-      lng: pickLanguage(readText(StorageKey.appLanguage), cachedServerLanguage()),
+      lng: startLanguage(),
       // Every language holds every key (i18n.test.ts), so no second language is loaded as a fallback.
       fallbackLng: false,
       initAsync: false,
