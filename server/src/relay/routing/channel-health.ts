@@ -90,11 +90,9 @@ export class RedisChannelHealth implements ChannelHealth {
   private readonly channel: string;
   private readonly onMessage = (channel: string, message: string) => {
     if (channel !== this.channel) return;
-    const [ttl, id, ...model] = message.split(':');
-    const channelId = Number(id);
-    const ttlMs = Number(ttl);
-    if (Number.isInteger(channelId) && ttlMs > 0)
-      void this.local.freeze(channelId, model.join(':'), ttlMs / 1000);
+    // "<ttl ms>:<channel id>:<model>"
+    const colon = message.indexOf(':');
+    this.copy(message.slice(colon + 1), Number(message.slice(0, colon)));
   };
   private readonly onReady = () => void this.load();
 
@@ -157,27 +155,27 @@ export class RedisChannelHealth implements ChannelHealth {
         const pipeline = this.redis.pipeline();
         for (const key of pairs) pipeline.pttl(key);
         const ttls = (await pipeline.exec()) ?? [];
-        pairs.forEach((key, i) => {
-          const ttlMs = Number(ttls[i]?.[1]);
-          const pair = key.slice(this.prefix.length);
-          const colon = pair.indexOf(':');
-          const channelId = Number(pair.slice(0, colon));
-          if (ttlMs > 0 && colon > 0 && Number.isInteger(channelId))
-            void this.local.freeze(channelId, pair.slice(colon + 1), ttlMs / 1000);
-        });
+        pairs.forEach((key, i) => this.copy(key.slice(this.prefix.length), Number(ttls[i]?.[1])));
       } while (cursor !== '0');
     } catch (err) {
       this.onBackgroundError(err);
     }
   }
 
-  // The connections belong to the composition root, which closes them.
+  /** Copies one freeze, named by its pair "<channel id>:<model>", into this node's memory. */
+  private copy(pair: string, ttlMs: number): void {
+    const colon = pair.indexOf(':');
+    const channelId = Number(pair.slice(0, colon));
+    if (ttlMs > 0 && colon > 0 && Number.isInteger(channelId))
+      void this.local.freeze(channelId, pair.slice(colon + 1), ttlMs / 1000);
+  }
+
+  // The connections and `local` belong to the composition root, which closes them.
   async close(): Promise<void> {
     this.subscriber.off('message', this.onMessage);
     this.subscriber.off('ready', this.onReady);
     // Only while connected: a command on a connection that is away would wait in its queue for ever.
     if (this.subscriber.status === 'ready') await this.subscriber.unsubscribe(this.channel).catch(() => {});
-    await this.local.close();
   }
 }
 
