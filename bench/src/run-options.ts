@@ -178,9 +178,9 @@ export function parseRunOptions(argv: readonly string[]): RunOptions {
 }
 
 /** `--compare-flags` as options for the second gateway; it weighs nothing without one. */
-function compareFlags(given: string | undefined, compareNode: string | undefined): string[] | undefined {
+function compareFlags(given: string | undefined, secondGateway: string | undefined): string[] | undefined {
   if (given === undefined) return undefined;
-  if (compareNode === undefined)
+  if (secondGateway === undefined)
     throw new UsageError(`--compare-flags needs --compare-node or --compare-root\n${USAGE}`);
   const flags = given.split(/\s+/).filter((f) => f !== '');
   const bad = flags.filter((f) => !f.startsWith('--'));

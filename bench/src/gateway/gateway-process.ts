@@ -138,10 +138,11 @@ export function parseRelayCounters(text: string): RelayCounters {
   let abandoned = 0;
   let pending = 0;
   for (const line of text.split('\n')) {
+    // A sample line ends in its value after the last space.
+    const value = Number(line.slice(line.lastIndexOf(' ') + 1)) || 0;
     if (line.startsWith('switchyard_relay_requests_total{') && line.includes('status="499"'))
-      abandoned += Number(line.slice(line.lastIndexOf(' ') + 1)) || 0;
-    else if (line.startsWith('switchyard_settlements_pending '))
-      pending = Number(line.slice(line.lastIndexOf(' ') + 1)) || 0;
+      abandoned += value;
+    else if (line.startsWith('switchyard_settlements_pending ')) pending = value;
   }
   return { abandoned, pending };
 }
