@@ -33,15 +33,9 @@ export function toSessionUser(user: SessionUser): SessionUser {
   return { id, username, display_name, role, status, avatar_url };
 }
 
+/** The same fields toSessionUser keeps, the same values. */
 function sameSessionUser(a: SessionUser, b: SessionUser): boolean {
-  return (
-    a.id === b.id &&
-    a.username === b.username &&
-    a.display_name === b.display_name &&
-    a.role === b.role &&
-    a.status === b.status &&
-    a.avatar_url === b.avatar_url
-  );
+  return (Object.keys(b) as (keyof SessionUser)[]).every((k) => a[k] === b[k]);
 }
 
 interface SessionValue {
