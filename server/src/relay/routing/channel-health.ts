@@ -155,7 +155,8 @@ export class RedisChannelHealth implements ChannelHealth {
         const pipeline = this.redis.pipeline();
         for (const key of pairs) pipeline.pttl(key);
         const ttls = (await pipeline.exec()) ?? [];
-        pairs.forEach((key, i) => this.copy(key.slice(this.prefix.length), Number(ttls[i]?.[1])));
+        for (const [i, key] of pairs.entries())
+          this.copy(key.slice(this.prefix.length), Number(ttls[i]?.[1]));
       } while (cursor !== '0');
     } catch (err) {
       this.onBackgroundError(err);
