@@ -495,16 +495,26 @@ async function runVariant(variant: Variant, d: VariantDeps): Promise<VariantResu
   // The same gateway on another Node, or another build of it, in the same rounds: the comparison
   // is not at the mercy of what the machine did between two runs.
   let compared: { prepared: PreparedGateway; target: ChatTarget; node: string } | undefined;
-  if (variant === 'sqlite' && (o.compareNode || o.compareRoot)) {
+  let dropCompareSchema: (() => Promise<void>) | undefined;
+  if (!twoNodes && (o.compareNode || o.compareRoot)) {
     const build = o.compareRoot ? ` build ${buildName(o.compareRoot)}` : '';
     const compareNode = `${nodes.compare ?? node}${build}`;
     const label = `${config.label}-compare`;
     const compareDir = `${dataDir}-compare`;
+    // A server engine: a database of its own on the same server, and its own Redis keys.
+    let compareUrl = `sqlite:${path.join(compareDir, 'switchyard.db')}`;
+    if (variant !== 'sqlite') {
+      const fresh = variant === 'mysql' ? await freshMysql(run.env) : await freshPostgres(run.env);
+      if (typeof fresh === 'string') throw new Error(`the compared gateway has no database: ${fresh}`);
+      compareUrl = fresh.url;
+      dropCompareSchema = fresh.drop;
+    }
     const compareConfig: GatewayConfig = {
       ...config,
       label,
       dataDir: compareDir,
-      databaseUrl: `sqlite:${path.join(compareDir, 'switchyard.db')}`,
+      databaseUrl: compareUrl,
+      ...(redis ? { redisKeyPrefix: 'compare:' } : {}),
       node: o.compareNode ?? o.node,
       nodeFlags: o.compareFlags,
       repoRoot: o.compareRoot ?? config.repoRoot,
@@ -526,6 +536,7 @@ async function runVariant(variant: Variant, d: VariantDeps): Promise<VariantResu
         origin: p.gateway.origin,
         keys: p.keys,
         proc: p.gateway.proc,
+        ...(target.databaseTicks ? { databaseTicks: target.databaseTicks } : {}),
       },
     };
   }
@@ -671,6 +682,7 @@ async function runVariant(variant: Variant, d: VariantDeps): Promise<VariantResu
       await compared?.prepared.db.close();
       await db.close();
       await dropSchema?.().catch(() => {});
+      await dropCompareSchema?.().catch(() => {});
     });
   }
   const logs = [gateway, soakGateway, compared?.prepared.gateway, second?.gateway].map((g) =>

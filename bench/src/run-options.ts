@@ -96,9 +96,9 @@ export const USAGE = `npm run bench [-- options]
   --no-native          use the Node upstream and autocannon even if nginx and wrk are installed
   --node <binary>      run the gateway on this Node binary (default: the one running the bench)
   --compare-node <binary>
-                       also run a gateway on this Node binary, measured in the same SQLite chat and
-                       stream rounds as the first and in the slow streams after it (its own data
-                       directory; no soak)
+                       also run a gateway on this Node binary, measured in the same chat and stream
+                       rounds as the first and in the slow streams after it (its own data directory
+                       and database, its own Redis keys; no soak; not in the two-node variant)
   --compare-flags="<node options>"
                        the second gateway's Node options instead of those of npm start ("" for none)
   --compare-root <dir> also run the gateway built in another checkout (its server/dist, its

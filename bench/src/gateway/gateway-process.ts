@@ -12,6 +12,8 @@ export interface GatewayConfig {
   dataDir: string;
   databaseUrl: string;
   redisUrl: string | undefined;
+  /** Keeps a second gateway's Redis keys apart from the first's when both share one Redis. */
+  redisKeyPrefix?: string;
   rootPassword: string;
   logLevel: string;
   /** When set, the gateway runs with --cpu-prof and writes its profile here on exit. */
@@ -84,6 +86,7 @@ export class GatewayProcess {
       // The accounting reads the calls abandoned by their clients and the settlements pending.
       METRICS_TOKEN: metricsToken,
       ...(c.redisUrl ? { REDIS_URL: c.redisUrl } : {}),
+      ...(c.redisKeyPrefix ? { REDIS_KEY_PREFIX: c.redisKeyPrefix } : {}),
       // Quota leases are off by default; `QUOTA_LEASE_SLICE=500000 npm run bench` measures them.
       ...(process.env.QUOTA_LEASE_SLICE ? { QUOTA_LEASE_SLICE: process.env.QUOTA_LEASE_SLICE } : {}),
     };

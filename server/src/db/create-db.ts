@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import type SQLite from 'better-sqlite3';
 import {
   Kysely,
+  type LogEvent,
   MysqlDialect,
   PostgresDialect,
   type SqliteDatabase,
@@ -26,6 +27,11 @@ export interface Database {
   sqliteWrites?: () => number;
   /** The servers' pool as its driver reports it (for /metrics). */
   poolStats?: () => PoolStats;
+  /**
+   * PostgreSQL: the driver's quoting of a string literal, for statements sent several to a message
+   * (the simple query protocol, which takes no parameters).
+   */
+  quoteLiteral?: (text: string) => string;
   close(): Promise<void>;
 }
 
@@ -53,6 +59,8 @@ export interface DbOptions {
    * without a listener pg's pool would rethrow the error and end the process.
    */
   onConnectionError?: (err: Error) => void;
+  /** Told the text of each statement run (tests count what a path sends). */
+  onQuery?: (sql: string) => void;
 }
 
 /** How PostgreSQL names the gateway's sessions (`pg_stat_activity.application_name`) unless the URL does. */
@@ -80,12 +88,15 @@ function pgTypes(pg: typeof PgModule): PgModule.CustomTypesConfig {
 export function createDb(url: string, options: DbOptions = {}): Database {
   const poolSize = options.poolSize ?? 10;
   const onConnectionError = options.onConnectionError ?? (() => {});
+  const onQuery = options.onQuery;
+  const log = onQuery ? { log: (event: LogEvent) => onQuery(event.query.sql) } : {};
   if (url.startsWith('sqlite:')) {
     const file = url.slice('sqlite:'.length);
     const sqlite = openSqliteFile(file, options.busyTimeoutMs);
     const writes = { count: 0 };
     const db = new Kysely<Tables>({
       dialect: new SqliteDialect({ database: withStatementCache(sqlite, writes) }),
+      ...log,
     });
     return {
       db,
@@ -111,9 +122,9 @@ export function createDb(url: string, options: DbOptions = {}): Database {
     // statements) emits its own, and its next query fails, failing only the work it carried.
     pool.on('error', (err) => onConnectionError(err));
     pool.on('connect', (client) => client.on('error', (err) => onConnectionError(err)));
-    const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }), ...log });
     const poolStats = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
-    return { db, dialect: 'postgres', poolStats, close: () => db.destroy() };
+    return { db, dialect: 'postgres', poolStats, quoteLiteral: pg.escapeLiteral, close: () => db.destroy() };
   }
   if (url.startsWith('mysql://') || url.startsWith('mariadb://')) {
     const { createPool } = load('mysql2') as typeof Mysql;
@@ -143,7 +154,7 @@ export function createDb(url: string, options: DbOptions = {}): Database {
         });
     });
     (pool as unknown as NodeJS.EventEmitter).on('error', (err: Error) => onConnectionError(err));
-    const db = new Kysely<Tables>({ dialect: new MysqlDialect({ pool }) });
+    const db = new Kysely<Tables>({ dialect: new MysqlDialect({ pool }), ...log });
     // mysql2 keeps its counts in fields it does not document; read defensively.
     const inner = pool as unknown as {
       _allConnections?: { length: number };

@@ -14,8 +14,10 @@ import {
   needsRoom,
   type PlannedSettle,
   planSettlements,
+  type SettlementPlan,
 } from '../ledger/settlement-plan.js';
 import type { HeldQuota, SettledAmounts } from '../sqlite-ledger/sqlite-ledger-core.js';
+import { type GroupLogRow, GroupStatements } from './group-statements.js';
 import { SettlementQueue } from './settlement-queue.js';
 import { isTransient, type WriteBatcher, WriteBatcherClosedError } from './write-batcher.js';
 
@@ -43,7 +45,7 @@ const LOG_ROWS_PER_INSERT = 500;
  * A settlement's log row. `quota` comes before the spread: V8 adds a key that follows a spread in
  * a literal through a slow runtime call (an override of a key the spread brought is fast).
  */
-function logRow(log: ConsumeLog, charged: number, shortfall: number): Insertable<LogsTable> {
+function logRow(log: ConsumeLog, charged: number, shortfall: number): GroupLogRow {
   return { quota: charged, ...log, metadata: withShortfall(log.metadata, shortfall) };
 }
 
@@ -75,22 +77,6 @@ enum Claim {
   Returned,
   /** No row: this settlement committed already (its COMMIT's answer was lost and it ran again). */
   Done,
-}
-
-/**
- * `(case id when <id> then <amount> ... else 0 end)`: each row's amount in a multi-row UPDATE. The
- * amounts are written as literals (safe integers, checked) so every engine types them as integers
- * (PostgreSQL would type an untyped parameter in a CASE after its other branches, int4); string ids
- * stay parameters.
- */
-function byId<T extends { id: number | string }>(rows: readonly T[], amount: (row: T) => number) {
-  const whens = rows.map((row) => {
-    const value = amount(row);
-    if (!Number.isSafeInteger(value)) throw new RangeError(`not a safe integer amount: ${value}`);
-    const id = typeof row.id === 'number' ? sql.lit(row.id) : sql`${row.id}`;
-    return sql`when ${id} then ${sql.lit(value)}`;
-  });
-  return sql<number>`(case id ${sql.join(whens, sql` `)} else 0 end)`;
 }
 
 /** A claimed item's reserve as its settlement must count it. */
@@ -594,19 +580,19 @@ export class KyselyLedgerStore implements LedgerStore {
     );
     const balances = planned.some(needsRoom) ? await this.lockBalances(trx, live) : undefined;
     const plan = planSettlements(planned, balances);
-    await this.applyPlan(trx, plan);
-    await this.markJournal(trx, items);
-    const rows: Insertable<LogsTable>[] = [];
+    const writes = this.statements();
+    this.planStatements(writes, plan);
+    // The highest journal number of the group's settlements that have no reserve row.
+    let mark = 0;
+    for (const item of items) if (item.mark !== undefined && item.mark > mark) mark = item.mark;
+    if (mark > 0) writes.journalMark(this.nodeId, mark);
+    const rows: GroupLogRow[] = [];
     live.forEach((item, i) => {
       const a = plan.amounts[i]!;
       if (item.settle?.recordLog) rows.push(logRow(item.settle.log, a.charged, a.shortfall));
     });
-    for (let from = 0; from < rows.length; from += LOG_ROWS_PER_INSERT) {
-      await trx
-        .insertInto('logs')
-        .values(rows.slice(from, from + LOG_ROWS_PER_INSERT))
-        .execute();
-    }
+    writes.insertLogs(rows, LOG_ROWS_PER_INSERT);
+    await writes.run(trx);
     const answers: SettledAmounts[] = items.map(() => NOTHING);
     at.forEach((index, i) => {
       const a = plan.amounts[i]!;
@@ -656,121 +642,43 @@ export class KyselyLedgerStore implements LedgerStore {
     return new Set((await query.execute()).map((r) => r.id));
   }
 
-  /** Records the highest journal number of the group's settlements that have no reserve row. */
-  private async markJournal(trx: Transaction<Tables>, items: readonly QueuedSettle[]): Promise<void> {
-    let seq = 0;
-    for (const item of items) if (item.mark !== undefined && item.mark > seq) seq = item.mark;
-    if (seq === 0) return;
-    const insert = trx.insertInto('ledger_marks').values({ node_id: this.nodeId, seq });
-    if (this.database.dialect === 'mysql')
-      await insert.onDuplicateKeyUpdate({ seq: sql`greatest(seq, values(seq))` }).execute();
-    else
-      await insert
-        .onConflict((oc) =>
-          oc.column('node_id').doUpdateSet({
-            seq: sql`${sql.raw(this.database.dialect === 'postgres' ? 'greatest' : 'max')}(ledger_marks.seq, excluded.seq)`,
-          }),
-        )
-        .execute();
+  /** The group's statements for this engine: on PostgreSQL sent together, in one message. */
+  private statements(): GroupStatements {
+    return new GroupStatements(this.database.dialect, this.database.quoteLiteral);
   }
 
   /**
    * The balance and counter updates of a plan: one UPDATE per table (users, then tokens, channels,
-   * leases), each row's amounts picked by a CASE on its id, whatever the number of rows.
+   * leases: the order every node locks in, so two nodes never deadlock on them), each row's
+   * amounts picked by a CASE on its id, whatever the number of rows.
    */
-  private async applyPlan(trx: Transaction<Tables>, plan: ReturnType<typeof planSettlements>): Promise<void> {
-    const { users, tokens, channels, leases } = plan;
-    if (users.length > 0)
-      await trx
-        .updateTable('users')
-        .set((eb) => ({
-          quota: eb(
-            'quota',
-            '+',
-            byId(users, (u) => u.quota),
-          ),
-          used_quota: eb(
-            'used_quota',
-            '+',
-            byId(users, (u) => u.used),
-          ),
-          request_count: eb(
-            'request_count',
-            '+',
-            byId(users, (u) => u.requests),
-          ),
-        }))
-        .where(
-          'id',
-          'in',
-          users.map((u) => u.id),
-        )
-        .execute();
-    if (tokens.length > 0) {
-      const exhausted = tokens.filter((t) => t.exhausted).map((t) => t.id);
-      await trx
-        .updateTable('tokens')
-        .set((eb) => ({
-          ...(exhausted.length > 0
-            ? {
-                status: eb
-                  .case()
-                  .when(eb.and([eb('id', 'in', exhausted), eb('status', '=', TokenStatus.Enabled)]))
-                  .then(TokenStatus.Exhausted)
-                  .else(eb.ref('status'))
-                  .end(),
-              }
-            : {}),
-          remain_quota: eb(
-            'remain_quota',
-            '+',
-            byId(tokens, (t) => t.remain),
-          ),
-          used_quota: eb(
-            'used_quota',
-            '+',
-            byId(tokens, (t) => t.used),
-          ),
-        }))
-        .where(
-          'id',
-          'in',
-          tokens.map((t) => t.id),
-        )
-        .execute();
-    }
-    if (channels.length > 0)
-      await trx
-        .updateTable('channels')
-        .set((eb) => ({
-          used_quota: eb(
-            'used_quota',
-            '+',
-            byId(channels, (c) => c.used),
-          ),
-        }))
-        .where(
-          'id',
-          'in',
-          channels.map((c) => c.id),
-        )
-        .execute();
-    if (leases.length > 0)
-      await trx
-        .updateTable('quota_leases')
-        .set((eb) => ({
-          amount: eb(
-            'amount',
-            '-',
-            byId(leases, (l) => l.used),
-          ),
-        }))
-        .where(
-          'id',
-          'in',
-          leases.map((l) => l.id),
-        )
-        .execute();
+  private planStatements(out: GroupStatements, plan: SettlementPlan): void {
+    out.update('users', plan.users, [
+      { column: 'quota', op: '+', amount: (u) => u.quota },
+      { column: 'used_quota', op: '+', amount: (u) => u.used },
+      { column: 'request_count', op: '+', amount: (u) => u.requests },
+    ]);
+    out.update(
+      'tokens',
+      plan.tokens,
+      [
+        { column: 'remain_quota', op: '+', amount: (t) => t.remain },
+        { column: 'used_quota', op: '+', amount: (t) => t.used },
+      ],
+      {
+        ids: plan.tokens.filter((t) => t.exhausted).map((t) => t.id),
+        enabled: TokenStatus.Enabled,
+        exhaustedStatus: TokenStatus.Exhausted,
+      },
+    );
+    out.update('channels', plan.channels, [{ column: 'used_quota', op: '+', amount: (c) => c.used }]);
+    out.update('quota_leases', plan.leases, [{ column: 'amount', op: '-', amount: (l) => l.used }]);
+  }
+
+  private async applyPlan(trx: Transaction<Tables>, plan: SettlementPlan): Promise<void> {
+    const out = this.statements();
+    this.planStatements(out, plan);
+    await out.run(trx);
   }
 
   /**

@@ -1,0 +1,137 @@
+import { LogType } from '@switchyard/domain';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDb, type Database } from '../../db/create-db.js';
+import { migrateToLatest } from '../../db/migrations/index.js';
+import { createTestDatabase, engineTargets, type TestDatabase } from '../../test/databases.js';
+import { type GroupLogRow, GroupStatements } from './group-statements.js';
+
+/** Texts a client controls (model names, token names, request content) that must be stored as given. */
+const AWKWARD = [
+  "it's",
+  "'); delete from logs; --",
+  "back\\slash \\' and \\\\",
+  'dollar $1 $$ quoted $$ and ? marks',
+  'line\nbreak;\nand a semicolon',
+  'emoji 🦊 and 中文',
+  '',
+];
+
+function row(content: string, i: number): GroupLogRow {
+  return {
+    user_id: 7,
+    created_at: 1_700_000_000 + i,
+    type: LogType.Consume,
+    content,
+    username: content.slice(0, 40),
+    token_id: 3,
+    token_name: content.slice(0, 20),
+    model_name: `m${i}`,
+    quota: 100 + i,
+    prompt_tokens: i,
+    completion_tokens: 2 * i,
+    channel_id: 1,
+    request_time: 12,
+    first_response_time: 3,
+    is_stream: i % 2,
+    source_ip: '127.0.0.1',
+    group: 'default',
+    metadata: JSON.stringify({ note: content }),
+  };
+}
+
+for (const target of engineTargets()) {
+  describe.skipIf(target.skipReason !== undefined)(`group statements on ${target.engine}`, () => {
+    let testDb: TestDatabase;
+    let d: Database;
+
+    beforeAll(async () => {
+      testDb = await createTestDatabase(target);
+      d = createDb(testDb.url, { poolSize: 2 });
+      await migrateToLatest(d.db, d.dialect);
+    });
+    afterAll(async () => {
+      await d?.close();
+      await testDb?.drop();
+    });
+
+    it('stores client text exactly, whether sent as literals in one message or as parameters', async () => {
+      const rows = AWKWARD.map(row);
+      await d.db.transaction().execute(async (trx) => {
+        const out = new GroupStatements(d.dialect, d.quoteLiteral);
+        // Three rows per statement: several INSERTs, which PostgreSQL receives in one message.
+        out.insertLogs(rows, 3);
+        await out.run(trx);
+      });
+      const stored = await d.db
+        .selectFrom('logs')
+        .select(['content', 'username', 'token_name', 'metadata', 'quota', 'is_stream'])
+        .where('user_id', '=', 7)
+        .orderBy('created_at')
+        .execute();
+      expect(stored.map((r) => r.content)).toEqual(AWKWARD);
+      expect(stored.map((r) => r.username)).toEqual(rows.map((r) => r.username));
+      expect(stored.map((r) => r.token_name)).toEqual(rows.map((r) => r.token_name));
+      expect(stored.map((r) => JSON.parse(r.metadata).note)).toEqual(AWKWARD);
+      expect(stored.map((r) => Number(r.quota))).toEqual(rows.map((r) => r.quota));
+      expect(stored.map((r) => Number(r.is_stream))).toEqual(rows.map((r) => r.is_stream));
+    });
+
+    it('updates rows by string id, each by its own amount, and leaves the others alone', async () => {
+      const ids = ["a'1", 'b\\2', 'c;3', 'd$4'];
+      await d.db
+        .insertInto('quota_leases')
+        .values(
+          ids.map((id, i) => ({
+            id,
+            node_id: 'n',
+            user_id: i + 1,
+            token_id: i + 1,
+            token_limited: 1,
+            amount: 1000,
+            expires_at: 0,
+            returned: 0,
+          })),
+        )
+        .execute();
+      await d.db.transaction().execute(async (trx) => {
+        const out = new GroupStatements(d.dialect, d.quoteLiteral);
+        out.update(
+          'quota_leases',
+          ids.slice(0, 3).map((id, i) => ({ id, used: 10 * (i + 1) })),
+          [{ column: 'amount', op: '-', amount: (l) => l.used }],
+        );
+        await out.run(trx);
+      });
+      const amounts = await d.db.selectFrom('quota_leases').select(['id', 'amount']).orderBy('id').execute();
+      expect(amounts.map((r) => [r.id, Number(r.amount)])).toEqual([
+        ["a'1", 990],
+        ['b\\2', 980],
+        ['c;3', 970],
+        ['d$4', 1000],
+      ]);
+    });
+
+    // PostgreSQL refuses NUL in text; written as a literal it would also end the message early.
+    it.skipIf(target.engine !== 'postgres')(
+      'refuses text with a NUL character, writing nothing of the group',
+      async () => {
+        const before = await d.db
+          .selectFrom('logs')
+          .select(d.db.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow();
+        await expect(
+          d.db.transaction().execute(async (trx) => {
+            const out = new GroupStatements(d.dialect, d.quoteLiteral);
+            out.insertLogs([row('fine', 100), row('nul\0inside', 101)], 1);
+            await out.run(trx);
+          }),
+        ).rejects.toThrow();
+        const after = await d.db
+          .selectFrom('logs')
+          .select(d.db.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow();
+        expect(Number(after.n)).toBe(Number(before.n));
+      },
+    );
+  });
+}

@@ -1,0 +1,180 @@
+import { CompiledQuery, type Transaction } from 'kysely';
+import type { DialectName } from '../../db/dialect.js';
+import type { Tables } from '../../db/tables.js';
+import type { ConsumeLog } from '../ledger/consume-log.js';
+
+// A settlement group's statements are written as text here rather than built as Kysely query trees:
+// on PostgreSQL building and compiling those trees (a node per value, frozen) took a sixth of the
+// gateway's CPU under load, more than the statements cost the database.
+
+/** A log row as the group inserts it: the consume log and the amount actually charged. */
+export interface GroupLogRow extends ConsumeLog {
+  quota: number;
+}
+
+/**
+ * The columns of `logs` a settlement writes, each with the value the table's default gives a
+ * column the row leaves out (`undefined`: none, the column must be given).
+ */
+const LOG_COLUMNS: readonly (readonly [keyof GroupLogRow, string | number | undefined])[] = [
+  ['user_id', undefined],
+  ['created_at', undefined],
+  ['type', undefined],
+  ['content', undefined],
+  ['username', ''],
+  ['token_id', 0],
+  ['token_name', ''],
+  ['model_name', ''],
+  ['quota', 0],
+  ['prompt_tokens', 0],
+  ['completion_tokens', 0],
+  ['channel_id', 0],
+  ['request_time', 0],
+  ['first_response_time', 0],
+  ['is_stream', 0],
+  ['source_ip', ''],
+  ['group', ''],
+  ['metadata', undefined],
+];
+
+/** An amount added to (or taken from) one column of each row. */
+export interface ColumnChange<R> {
+  column: string;
+  /** `+` adds each row's amount, `-` takes it. */
+  op: '+' | '-';
+  amount: (row: R) => number;
+}
+
+/**
+ * Writes one group's statements for an engine. With `inline` (PostgreSQL) every value is written
+ * as a literal, quoted by the driver's own function, so that the statements can be sent together
+ * in one message (the simple query protocol takes several statements, but no parameters);
+ * otherwise values are parameters and each statement is sent alone.
+ */
+export class GroupStatements {
+  private readonly statements: { sql: string; parameters: unknown[] }[] = [];
+  private parameters: unknown[] = [];
+
+  constructor(
+    private readonly dialect: DialectName,
+    private readonly quoteLiteral?: (text: string) => string,
+  ) {}
+
+  private get inline(): boolean {
+    return this.quoteLiteral !== undefined;
+  }
+
+  private name(identifier: string): string {
+    return this.dialect === 'mysql' ? `\`${identifier}\`` : `"${identifier}"`;
+  }
+
+  private value(value: unknown): string {
+    if (this.inline) return this.literal(value);
+    this.parameters.push(value);
+    return this.dialect === 'postgres' ? `$${this.parameters.length}` : '?';
+  }
+
+  private literal(value: unknown): string {
+    if (value === null || value === undefined) return 'null';
+    if (typeof value === 'number') {
+      if (!Number.isFinite(value)) throw new RangeError(`not a finite number: ${value}`);
+      return String(value);
+    }
+    if (typeof value === 'string') {
+      // The message is a C string: a NUL would end the statements inside this literal. The engine
+      // refuses NUL in text anyway, as it does in a parameter.
+      if (value.includes('\0')) throw new TypeError('text with a NUL character cannot be stored');
+      return this.quoteLiteral!(value);
+    }
+    throw new TypeError(`no literal for a ${typeof value}`);
+  }
+
+  /** An id: a number as a literal (every engine then types it as an integer), a string as a value. */
+  private id(id: number | string): string {
+    if (typeof id === 'string') return this.value(id);
+    if (!Number.isSafeInteger(id)) throw new RangeError(`not a safe integer id: ${id}`);
+    return String(id);
+  }
+
+  private add(sql: string): void {
+    this.statements.push({ sql, parameters: this.parameters });
+    this.parameters = [];
+  }
+
+  /**
+   * `update <table> set <column> = <column> <op> (case id when ... else 0 end), ... where id in (...)`:
+   * each row's amounts in one statement. Amounts are safe integers written as literals.
+   * `exhausted` (tokens): these ids turn from enabled to exhausted, assigned before the balance
+   * (MySQL evaluates SET left to right with the new values; in this order every engine reads the old).
+   */
+  update<R extends { id: number | string }>(
+    table: keyof Tables,
+    rows: readonly R[],
+    changes: readonly ColumnChange<R>[],
+    exhausted?: { ids: readonly number[]; enabled: number; exhaustedStatus: number },
+  ): void {
+    if (rows.length === 0) return;
+    // Values are taken in the order the text names them (`?` parameters are positional).
+    const sets: string[] = [];
+    if (exhausted && exhausted.ids.length > 0) {
+      const list = exhausted.ids.map((id) => this.id(id)).join(', ');
+      sets.push(
+        `${this.name('status')} = case when ${this.name('id')} in (${list}) and ${this.name('status')} = ${exhausted.enabled} ` +
+          `then ${exhausted.exhaustedStatus} else ${this.name('status')} end`,
+      );
+    }
+    for (const change of changes) {
+      const whens = rows.map((row) => {
+        const amount = change.amount(row);
+        if (!Number.isSafeInteger(amount)) throw new RangeError(`not a safe integer amount: ${amount}`);
+        return `when ${this.id(row.id)} then ${amount}`;
+      });
+      const column = this.name(change.column);
+      sets.push(`${column} = ${column} ${change.op} (case ${this.name('id')} ${whens.join(' ')} else 0 end)`);
+    }
+    const quoted = rows.map((row) => this.id(row.id));
+    this.add(
+      `update ${this.name(table)} set ${sets.join(', ')} where ${this.name('id')} in (${quoted.join(', ')})`,
+    );
+  }
+
+  /** Keeps the highest journal number of a node's settlements without a reserve row. */
+  journalMark(nodeId: string, seq: number): void {
+    const node = this.value(nodeId);
+    const number = this.id(seq);
+    const head = `insert into ${this.name('ledger_marks')} (${this.name('node_id')}, ${this.name('seq')}) values (${node}, ${number})`;
+    if (this.dialect === 'mysql')
+      this.add(`${head} on duplicate key update seq = greatest(seq, values(seq))`);
+    else
+      this.add(
+        `${head} on conflict (${this.name('node_id')}) do update set ${this.name('seq')} = ` +
+          `${this.dialect === 'postgres' ? 'greatest' : 'max'}(${this.name('ledger_marks')}.${this.name('seq')}, excluded.${this.name('seq')})`,
+      );
+  }
+
+  /** Log rows in multi-row INSERTs of at most `perStatement` rows. */
+  insertLogs(rows: readonly GroupLogRow[], perStatement: number): void {
+    const columns = LOG_COLUMNS.map(([column]) => this.name(column)).join(', ');
+    for (let from = 0; from < rows.length; from += perStatement) {
+      const tuples = rows.slice(from, from + perStatement).map((row) => {
+        const values = LOG_COLUMNS.map(([column, fallback]) => this.value(row[column] ?? fallback ?? null));
+        return `(${values.join(', ')})`;
+      });
+      this.add(`insert into ${this.name('logs')} (${columns}) values ${tuples.join(', ')}`);
+    }
+  }
+
+  get empty(): boolean {
+    return this.statements.length === 0;
+  }
+
+  /** Runs the statements in `trx`: in one message when written inline, else one by one. */
+  async run(trx: Transaction<Tables>): Promise<void> {
+    if (this.statements.length === 0) return;
+    if (this.inline) {
+      await trx.executeQuery(CompiledQuery.raw(this.statements.map((s) => s.sql).join(';\n')));
+      return;
+    }
+    for (const s of this.statements) await trx.executeQuery(CompiledQuery.raw(s.sql, s.parameters));
+  }
+}
