@@ -14,6 +14,7 @@ import ToggleButton from '@mui/material/ToggleButton';
 import ToggleButtonGroup from '@mui/material/ToggleButtonGroup';
 import Typography from '@mui/material/Typography';
 import { renderNumber } from '@switchyard/domain';
+import type { QueryClient } from '@tanstack/react-query';
 import { lazy, Suspense, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { CopyField } from '../../components/copy-field';
@@ -21,9 +22,10 @@ import type { MessageKey } from '../../i18n/message-key';
 import { currencyTickDigits } from '../../lib/chart-ticks';
 import { useQuotaFormat } from '../../lib/quota-format';
 import { useSiteInfo } from '../../lib/site-info';
-import { useInviteLink, useSelf } from '../account/api';
+import { readText, StorageKey } from '../../lib/storage';
+import { selfQuery, useInviteLink, useSelf } from '../account/api';
 import { useAvailableModels } from '../model-price/api';
-import { type DailyModelUsage, useDashboard } from './api';
+import { type DailyModelUsage, dashboardQuery, useDashboard } from './api';
 import { lastSevenDays, seriesByModel, totalsOn } from './daily-usage';
 
 type Metric = 'quota' | 'requests' | 'tokens';
@@ -79,9 +81,25 @@ function StatCard({ label, value, exact, icon: Icon, testId }: Stat) {
   );
 }
 
-/** The dashboard: balance and usage, today's figures, seven days per model, models, invite link. */
 // The chart library is the largest part of this screen: the figures show while it loads.
 const WeekChart = lazy(() => import('./week-chart'));
+
+/**
+ * The figures cards' data (the user, the week's usage) before the first draw: the boot module already
+ * has both on the wire, so the cards are drawn with their figures instead of skeletons.
+ */
+export async function prefetch(client: QueryClient): Promise<void> {
+  // Without a session the layout sends the visitor to /login; asking would only earn a 401.
+  if (readText(StorageKey.user) === null) return;
+  // A failure is the page's to show (its own query asks again), not the router's.
+  const ignore = () => undefined;
+  await Promise.all([
+    client.ensureQueryData(selfQuery).catch(ignore),
+    client.ensureQueryData(dashboardQuery).catch(ignore),
+  ]);
+}
+
+/** The dashboard: balance and usage, today's figures, seven days per model, models, invite link. */
 
 export default function DashboardPage() {
   const { t } = useTranslation();
