@@ -18,6 +18,7 @@ import type { QueryClient } from '@tanstack/react-query';
 import { lazy, Suspense, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { CopyField } from '../../components/copy-field';
+import { DeferredMount } from '../../components/deferred-mount';
 import type { MessageKey } from '../../i18n/message-key';
 import { currencyTickDigits } from '../../lib/chart-ticks';
 import { useQuotaFormat } from '../../lib/quota-format';
@@ -100,27 +101,13 @@ export async function prefetch(client: QueryClient): Promise<void> {
 }
 
 /** The dashboard: balance and usage, today's figures, seven days per model, models, invite link. */
-
 export default function DashboardPage() {
-  const { t } = useTranslation();
   const formatQuota = useQuotaFormat();
-  const site = useSiteInfo();
   const { data: self } = useSelf();
   const { data: usage } = useDashboard();
-  const { data: models } = useAvailableModels();
-  const inviteLink = useInviteLink();
-  const [metric, setMetric] = useState<Metric>('quota');
 
   const days = useMemo(() => lastSevenDays(new Date()), []);
   const today = usage && totalsOn(usage, days[days.length - 1] ?? '');
-  const series = useMemo(() => seriesByModel(usage ?? [], days, METRICS[metric]), [usage, days, metric]);
-  const ownModels = useMemo(
-    () =>
-      Object.entries(models ?? {})
-        .filter(([, m]) => !self || m.groups.includes(self.group))
-        .map(([name]) => name),
-    [models, self],
-  );
 
   const stats: Stat[] = [
     {
@@ -163,6 +150,36 @@ export default function DashboardPage() {
       testId: 'dashboard-today-tokens',
     },
   ];
+
+  return (
+    <Box sx={{ display: 'grid', gap: 3 }}>
+      <Box sx={{ display: 'grid', gap: 3, gridTemplateColumns: { xs: '1fr', sm: 'repeat(3, 1fr)' } }}>
+        {stats.map((s) => (
+          <StatCard key={s.testId} {...s} />
+        ))}
+      </Box>
+      {/* Below the figures: drawn once they are committed, so they come first on a slow device. */}
+      <DeferredMount>
+        <Box sx={{ display: 'grid', gap: 3, gridTemplateColumns: { xs: '1fr', lg: '2fr 1fr' } }}>
+          <WeekCard days={days} usage={usage} />
+          <Box sx={{ display: 'grid', gap: 3, alignContent: 'start' }}>
+            <InviteCard />
+            <ModelsCard group={self?.group} />
+          </Box>
+        </Box>
+      </DeferredMount>
+    </Box>
+  );
+}
+
+/** Seven days per model, by the chosen measure. */
+function WeekCard({ days, usage }: { days: string[]; usage: DailyModelUsage[] | undefined }) {
+  const { t } = useTranslation();
+  const formatQuota = useQuotaFormat();
+  const site = useSiteInfo();
+  const [metric, setMetric] = useState<Metric>('quota');
+  const series = useMemo(() => seriesByModel(usage ?? [], days, METRICS[metric]), [usage, days, metric]);
+
   // Bars of a few cents need more than two decimals to tell apart, and ticks as many as their
   // spacing takes (the stacked day totals set the axis).
   const dayTotals = days.map((_, i) => series.reduce((sum, s) => sum + (s.data[i] ?? 0), 0));
@@ -172,78 +189,89 @@ export default function DashboardPage() {
   const tickFormatter = (v: number) => (metric === 'quota' ? formatQuota(v, digits) : renderNumber(v));
 
   return (
-    <Box sx={{ display: 'grid', gap: 3 }}>
-      <Box sx={{ display: 'grid', gap: 3, gridTemplateColumns: { xs: '1fr', sm: 'repeat(3, 1fr)' } }}>
-        {stats.map((s) => (
-          <StatCard key={s.testId} {...s} />
-        ))}
-      </Box>
-      <Box sx={{ display: 'grid', gap: 3, gridTemplateColumns: { xs: '1fr', lg: '2fr 1fr' } }}>
-        <Card>
-          <CardHeader
-            title={t('user.dashboard.weekTitle')}
-            subheader={t('user.dashboard.weekHint')}
-            action={
-              <ToggleButtonGroup
-                size="small"
-                exclusive
-                value={metric}
-                onChange={(_, next: Metric | null) => next && setMetric(next)}
-              >
-                <ToggleButton value="quota">{t('user.dashboard.metricQuota')}</ToggleButton>
-                <ToggleButton value="requests">{t('user.dashboard.metricRequests')}</ToggleButton>
-                <ToggleButton value="tokens">{t('user.dashboard.metricTokens')}</ToggleButton>
-              </ToggleButtonGroup>
-            }
-          />
-          <CardContent data-testid="dashboard-week-chart">
-            {usage === undefined ? (
-              <Skeleton variant="rounded" height={300} />
-            ) : series.length === 0 ? (
-              <Typography color="text.secondary" sx={{ py: 8, textAlign: 'center' }}>
-                {t('user.dashboard.noUsage')}
-              </Typography>
-            ) : (
-              <Suspense fallback={<Skeleton variant="rounded" height={300} />}>
-                <WeekChart
-                  days={days}
-                  series={series}
-                  valueFormatter={valueFormatter}
-                  tickFormatter={tickFormatter}
-                />
-              </Suspense>
-            )}
-          </CardContent>
-        </Card>
-        <Box sx={{ display: 'grid', gap: 3, alignContent: 'start' }}>
-          <Card>
-            <CardHeader title={t('user.dashboard.inviteTitle')} subheader={t('user.dashboard.inviteHint')} />
-            <CardContent>
-              <CopyField
-                label={t('user.common.inviteLink')}
-                value={inviteLink}
-                name={t('user.common.inviteLink')}
-                testId="dashboard-invite-link"
-              />
-            </CardContent>
-          </Card>
-          <Card>
-            <CardHeader title={t('user.dashboard.modelsTitle')} />
-            <CardContent
-              sx={{ display: 'flex', flexWrap: 'wrap', gap: 1, maxHeight: 260, overflow: 'auto' }}
-              data-testid="dashboard-models"
-            >
-              {models === undefined ? (
-                <Skeleton width="100%" />
-              ) : ownModels.length === 0 ? (
-                <Typography color="text.secondary">{t('user.dashboard.noModels')}</Typography>
-              ) : (
-                ownModels.map((name) => <Chip key={name} label={name} size="small" variant="outlined" />)
-              )}
-            </CardContent>
-          </Card>
-        </Box>
-      </Box>
-    </Box>
+    <Card>
+      <CardHeader
+        title={t('user.dashboard.weekTitle')}
+        subheader={t('user.dashboard.weekHint')}
+        action={
+          <ToggleButtonGroup
+            size="small"
+            exclusive
+            value={metric}
+            onChange={(_, next: Metric | null) => next && setMetric(next)}
+          >
+            <ToggleButton value="quota">{t('user.dashboard.metricQuota')}</ToggleButton>
+            <ToggleButton value="requests">{t('user.dashboard.metricRequests')}</ToggleButton>
+            <ToggleButton value="tokens">{t('user.dashboard.metricTokens')}</ToggleButton>
+          </ToggleButtonGroup>
+        }
+      />
+      <CardContent data-testid="dashboard-week-chart">
+        {usage === undefined ? (
+          <Skeleton variant="rounded" height={300} />
+        ) : series.length === 0 ? (
+          <Typography color="text.secondary" sx={{ py: 8, textAlign: 'center' }}>
+            {t('user.dashboard.noUsage')}
+          </Typography>
+        ) : (
+          <Suspense fallback={<Skeleton variant="rounded" height={300} />}>
+            <WeekChart
+              days={days}
+              series={series}
+              valueFormatter={valueFormatter}
+              tickFormatter={tickFormatter}
+            />
+          </Suspense>
+        )}
+      </CardContent>
+    </Card>
+  );
+}
+
+function InviteCard() {
+  const { t } = useTranslation();
+  const inviteLink = useInviteLink();
+  return (
+    <Card>
+      <CardHeader title={t('user.dashboard.inviteTitle')} subheader={t('user.dashboard.inviteHint')} />
+      <CardContent>
+        <CopyField
+          label={t('user.common.inviteLink')}
+          value={inviteLink}
+          name={t('user.common.inviteLink')}
+          testId="dashboard-invite-link"
+        />
+      </CardContent>
+    </Card>
+  );
+}
+
+/** The models the user's group may call (every model until the user is known). */
+function ModelsCard({ group }: { group: string | undefined }) {
+  const { t } = useTranslation();
+  const { data: models } = useAvailableModels();
+  const ownModels = useMemo(
+    () =>
+      Object.entries(models ?? {})
+        .filter(([, m]) => group === undefined || m.groups.includes(group))
+        .map(([name]) => name),
+    [models, group],
+  );
+  return (
+    <Card>
+      <CardHeader title={t('user.dashboard.modelsTitle')} />
+      <CardContent
+        sx={{ display: 'flex', flexWrap: 'wrap', gap: 1, maxHeight: 260, overflow: 'auto' }}
+        data-testid="dashboard-models"
+      >
+        {models === undefined ? (
+          <Skeleton width="100%" />
+        ) : ownModels.length === 0 ? (
+          <Typography color="text.secondary">{t('user.dashboard.noModels')}</Typography>
+        ) : (
+          ownModels.map((name) => <Chip key={name} label={name} size="small" variant="outlined" />)
+        )}
+      </CardContent>
+    </Card>
   );
 }
