@@ -1,3 +1,4 @@
+import type { QueryClient } from '@tanstack/react-query';
 import { createBrowserRouter } from 'react-router';
 import { RouterProvider } from 'react-router/dom';
 import { basePath } from '../lib/base-path';
@@ -7,11 +8,14 @@ import { buildRoutes } from './router';
 export type AppRouter = ReturnType<typeof createBrowserRouter>;
 
 /** The router starts loading the current route's page chunk as soon as it exists. */
-export function createAppRouter(): AppRouter {
-  return createBrowserRouter(buildRoutes(), { basename: basePath });
+export function createAppRouter(client: QueryClient): AppRouter {
+  return createBrowserRouter(buildRoutes(client), { basename: basePath });
 }
 
-/** Settles once the first route's page module is in (or has failed: the route then shows its error). */
+/**
+ * Settles once the first route's page module and its first data are in (or have failed: the route
+ * then shows its error).
+ */
 export function routerReady(router: AppRouter): Promise<void> {
   if (router.state.initialized) return Promise.resolve();
   return new Promise((resolve) => {
@@ -23,9 +27,9 @@ export function routerReady(router: AppRouter): Promise<void> {
   });
 }
 
-export function App({ router }: { router: AppRouter }) {
+export function App({ router, queryClient }: { router: AppRouter; queryClient: QueryClient }) {
   return (
-    <AppProviders>
+    <AppProviders queryClient={queryClient}>
       <RouterProvider router={router} />
     </AppProviders>
   );

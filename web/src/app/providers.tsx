@@ -1,10 +1,9 @@
 import CssBaseline from '@mui/material/CssBaseline';
 import { ThemeProvider } from '@mui/material/styles';
-import { QueryClientProvider } from '@tanstack/react-query';
+import { type QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { type ComponentType, lazy, type ReactNode, Suspense, useEffect, useMemo, useState } from 'react';
 import { AppErrorBoundary } from '../features/errors/error-fallback';
 import { onToastWanted } from '../lib/toast';
-import { createQueryClient } from './query-client';
 import { SessionProvider, useSession } from './session-context';
 import { createAppTheme } from './theme';
 
@@ -13,8 +12,8 @@ const Toaster = lazy(
   (): Promise<{ default: ComponentType }> => import('./toaster').catch(() => ({ default: () => null })),
 );
 
-export function AppProviders({ children }: { children: ReactNode }) {
-  const [queryClient] = useState(createQueryClient);
+/** The query client comes from the entry: the router's loaders fill the same cache. */
+export function AppProviders({ queryClient, children }: { queryClient: QueryClient; children: ReactNode }) {
   return (
     <QueryClientProvider client={queryClient}>
       <SessionProvider>

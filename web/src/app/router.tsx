@@ -1,3 +1,4 @@
+import type { QueryClient } from '@tanstack/react-query';
 import { Navigate, type RouteObject } from 'react-router';
 import { TopProgress } from '../components/top-progress';
 import { RouteErrorPage } from '../features/errors/error-fallback';
@@ -9,16 +10,20 @@ import { PANEL_BASE, PANEL_HOME } from './panel-paths';
 import type { RouteHandle } from './route-handle';
 import { adminOnlyPaths, menu, type PageRoute, panelRoutes, publicRoutes } from './routes';
 
-function pageRoute(page: PageRoute): RouteObject {
+function pageRoute(page: PageRoute, client: QueryClient): RouteObject {
   const handle: RouteHandle = { title: page.title };
-  const lazy = async () => ({ Component: (await page.load()).default });
+  const lazy = async () => {
+    const { default: Component, prefetch } = await page.load();
+    // A loader: the router (and so the first render) waits for the page's first data.
+    return prefetch ? { Component, loader: () => prefetch(client).then(() => null) } : { Component };
+  };
   // Each page has its own error element so the layout (and its navigation) survives a broken page.
   const common = { handle, lazy, errorElement: <RouteErrorPage /> };
   return page.path === '' ? { index: true, ...common } : { path: page.path, ...common };
 }
 
 /** The router's tree, built from the routes table. */
-export function buildRoutes(): RouteObject[] {
+export function buildRoutes(client: QueryClient): RouteObject[] {
   const adminPaths = adminOnlyPaths(menu);
   return [
     {
@@ -27,7 +32,7 @@ export function buildRoutes(): RouteObject[] {
       errorElement: <RouteErrorPage />,
       hydrateFallbackElement: <TopProgress />,
       children: [
-        { element: <PublicLayout />, children: publicRoutes.map(pageRoute) },
+        { element: <PublicLayout />, children: publicRoutes.map((page) => pageRoute(page, client)) },
         {
           path: 'panel',
           element: (
@@ -37,10 +42,14 @@ export function buildRoutes(): RouteObject[] {
           ),
           children: [
             { index: true, element: <Navigate to={PANEL_HOME} replace /> },
-            ...panelRoutes.filter((page) => !adminPaths.has(page.path)).map(pageRoute),
+            ...panelRoutes
+              .filter((page) => !adminPaths.has(page.path))
+              .map((page) => pageRoute(page, client)),
             {
               element: <RequireAdmin />,
-              children: panelRoutes.filter((page) => adminPaths.has(page.path)).map(pageRoute),
+              children: panelRoutes
+                .filter((page) => adminPaths.has(page.path))
+                .map((page) => pageRoute(page, client)),
             },
             { path: '*', element: <Navigate to={`${PANEL_BASE}/404`} replace /> },
           ],

@@ -1,3 +1,4 @@
+import { QueryClient } from '@tanstack/react-query';
 import { describe, expect, it } from 'vitest';
 import { i18n } from '../i18n';
 import { panelCrumbs } from './layouts/panel-breadcrumbs';
@@ -70,7 +71,7 @@ describe('routes table', () => {
   });
 
   it('gives the router the same pages, with /panel itself sending to the dashboard', () => {
-    const [root] = buildRoutes();
+    const [root] = buildRoutes(new QueryClient());
     const [publicLayout, panel] = root?.children ?? [];
     expect(publicLayout?.children?.map((r) => (r.index ? '' : r.path)).sort()).toEqual(
       [...SPEC_PUBLIC_PATHS].sort(),
@@ -83,7 +84,7 @@ describe('routes table', () => {
   });
 
   it('puts exactly the admin screens behind the admin guard', () => {
-    const [root] = buildRoutes();
+    const [root] = buildRoutes(new QueryClient());
     const guarded = root?.children?.[1]?.children?.find((r) => !r.path && !r.index && r.children);
     expect(guarded?.children?.map((r) => r.path).sort()).toEqual([
       'analytics',

@@ -21,13 +21,18 @@ import Telegram from '@mui/icons-material/Telegram';
 import TuneOutlined from '@mui/icons-material/TuneOutlined';
 import ViewListOutlined from '@mui/icons-material/ViewListOutlined';
 import type { ChipProps } from '@mui/material/Chip';
+import type { QueryClient } from '@tanstack/react-query';
 import type { ComponentType } from 'react';
 import type { MessageKey } from '../i18n/message-key';
 import { PANEL_BASE } from './panel-paths';
 
 // The one routes table: the router, the sidebar and the breadcrumbs are all read from here.
 
-type PageModule = Promise<{ default: ComponentType }>;
+type PageModule = Promise<{
+  default: ComponentType;
+  /** What the page shows at once, put in the cache before the page is first drawn. */
+  prefetch?: (client: QueryClient) => Promise<void>;
+}>;
 
 export interface PageRoute {
   /** Relative to its layout: '' is the layout's index. */

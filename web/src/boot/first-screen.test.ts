@@ -3,6 +3,7 @@ import { LANGUAGES } from '../i18n/languages';
 import {
   type FirstScreenPlan,
   firstScreenFiles,
+  firstScreenRequests,
   PLAN_ELEMENT_ID,
   preloadFirstScreen,
   screenPath,
@@ -39,6 +40,20 @@ describe('firstScreenFiles', () => {
   });
 });
 
+describe('firstScreenRequests', () => {
+  it("lists the dashboard's figures requests for a signed-in visit, under the base path", () => {
+    expect(firstScreenRequests('/hub/panel/dashboard', '/hub', true)).toEqual([
+      'api/user/self',
+      'api/user/dashboard',
+    ]);
+  });
+
+  it('asks for nothing without a session, or on a screen outside the list', () => {
+    expect(firstScreenRequests('/panel/dashboard', undefined, false)).toEqual([]);
+    expect(firstScreenRequests('/panel/log', undefined, true)).toEqual([]);
+  });
+});
+
 describe('preloadFirstScreen', () => {
   afterEach(() => {
     document.head.innerHTML = '';
@@ -63,6 +78,19 @@ describe('preloadFirstScreen', () => {
       ['modulepreload', './assets/login.js', ''],
       ['modulepreload', './assets/field.js', ''],
       ['modulepreload', './assets/ja_JP.js', ''],
+    ]);
+  });
+
+  it("preloads the dashboard's requests for a stored session, as fetch() will ask for them", () => {
+    localStorage.setItem('user', JSON.stringify({ id: 1, username: 'root', role: 100 }));
+    window.history.replaceState(null, '', '/panel/dashboard');
+
+    preloadFirstScreen(document, window);
+
+    const links = [...document.head.querySelectorAll('link')];
+    expect(links.map((l) => [l.rel, l.as, l.getAttribute('href'), l.getAttribute('crossorigin')])).toEqual([
+      ['preload', 'fetch', 'api/user/self', 'anonymous'],
+      ['preload', 'fetch', 'api/user/dashboard', 'anonymous'],
     ]);
   });
 

@@ -1,4 +1,5 @@
 import { startLanguage } from '../i18n/start-language';
+import { readText, StorageKey } from '../lib/storage';
 
 // The first screen's chunks, asked for while the entry bundle is still on the wire: the router and
 // i18next would only discover the page's chunk and the language's texts once the entry has run, a
@@ -36,8 +37,38 @@ export function firstScreenFiles(
   return [...screen, ...(plan.locales[language] ?? [])];
 }
 
-/** Adds a `<link rel=modulepreload>` per file; the entry's own imports then find them in flight. */
+/**
+ * The API requests (relative to the page's base) a signed-in first screen shows at once, by console
+ * path; the screen's own queries ask for the same URLs and are answered by these preloads.
+ */
+export const FIRST_REQUESTS: Record<string, readonly string[]> = {
+  '/panel/dashboard': ['api/user/self', 'api/user/dashboard'],
+};
+
+/** The API requests to start for this visit: only with a session (otherwise they would answer 401). */
+export function firstScreenRequests(
+  pathname: string,
+  basePath: string | undefined,
+  signedIn: boolean,
+): string[] {
+  return signedIn ? [...(FIRST_REQUESTS[screenPath(pathname, basePath)] ?? [])] : [];
+}
+
+/**
+ * Adds a `<link rel=modulepreload>` per file, and a fetch preload per API request of the screen; the
+ * entry's own imports and fetches then find them in flight.
+ */
 export function preloadFirstScreen(doc: Document, win: Window): void {
+  const signedIn = readText(StorageKey.user) !== null;
+  for (const url of firstScreenRequests(win.location.pathname, win.__SWITCHYARD__?.basePath, signedIn)) {
+    const link = doc.createElement('link');
+    link.rel = 'preload';
+    link.as = 'fetch';
+    // Anonymous CORS is what a same-origin fetch() with credentials 'same-origin' asks for: a match.
+    link.crossOrigin = 'anonymous';
+    link.href = url;
+    doc.head.appendChild(link);
+  }
   const text = doc.getElementById(PLAN_ELEMENT_ID)?.textContent;
   if (!text) return;
   const plan = JSON.parse(text) as FirstScreenPlan;

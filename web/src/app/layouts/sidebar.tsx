@@ -6,6 +6,7 @@ import Toolbar from '@mui/material/Toolbar';
 import Typography from '@mui/material/Typography';
 import { PRODUCT_VERSION } from '@switchyard/domain';
 import { useTranslation } from 'react-i18next';
+import { DeferredMount } from '../../components/deferred-mount';
 import { UserAvatar } from '../../components/user-avatar';
 import { menu, visibleMenu } from '../routes';
 import { useSession } from '../session-context';
@@ -40,7 +41,10 @@ export function Sidebar({ open, temporary, onClose }: Props) {
       }}
     >
       <WelcomeCard />
-      <SidebarMenu items={visibleMenu(menu, isAdmin)} onNavigate={temporary ? onClose : () => {}} />
+      {/* A screen's worth of buttons: the page they sit beside is drawn first. */}
+      <DeferredMount>
+        <SidebarMenu items={visibleMenu(menu, isAdmin)} onNavigate={temporary ? onClose : () => {}} />
+      </DeferredMount>
       <Box sx={{ flexGrow: 1 }} />
       <Box sx={{ display: 'flex', justifyContent: 'center', py: 2 }}>
         <Chip size="small" variant="outlined" label={PRODUCT_VERSION} data-testid="sidebar-version" />

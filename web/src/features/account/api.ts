@@ -6,13 +6,15 @@ import { withBase } from '../../lib/base-path';
 export const selfQueryKey = ['user', 'self'] as const;
 
 /** GET /api/user/self: the signed-in user, fresh (role, balance); a 401 here ends a stale session. */
+export const selfQuery = {
+  queryKey: selfQueryKey,
+  queryFn: () => apiGet<SelfUser>('/api/user/self'),
+  // The layout and the page ask together on arrival; one answer serves both.
+  staleTime: 10_000,
+};
+
 export function useSelf() {
-  return useEarlyQuery({
-    queryKey: selfQueryKey,
-    queryFn: () => apiGet<SelfUser>('/api/user/self'),
-    // The layout and the page ask together on arrival; one answer serves both.
-    staleTime: 10_000,
-  });
+  return useEarlyQuery(selfQuery);
 }
 
 /** GET /api/user/aff, as the link a friend signs up with. */

@@ -12,10 +12,12 @@ export interface DailyModelUsage {
   requestTime: number;
 }
 
+export const dashboardQuery = {
+  queryKey: ['user', 'dashboard'],
+  queryFn: () => apiGet<DailyModelUsage[]>('/api/user/dashboard'),
+  staleTime: 30_000,
+};
+
 export function useDashboard() {
-  return useEarlyQuery({
-    queryKey: ['user', 'dashboard'],
-    queryFn: () => apiGet<DailyModelUsage[]>('/api/user/dashboard'),
-    staleTime: 30_000,
-  });
+  return useEarlyQuery(dashboardQuery);
 }

@@ -7,31 +7,19 @@ import TokenOutlined from '@mui/icons-material/TokenOutlined';
 import Box from '@mui/material/Box';
 import Card from '@mui/material/Card';
 import CardContent from '@mui/material/CardContent';
-import CardHeader from '@mui/material/CardHeader';
-import Chip from '@mui/material/Chip';
 import Skeleton from '@mui/material/Skeleton';
-import ToggleButton from '@mui/material/ToggleButton';
-import ToggleButtonGroup from '@mui/material/ToggleButtonGroup';
 import Typography from '@mui/material/Typography';
 import { renderNumber } from '@switchyard/domain';
-import { lazy, Suspense, useMemo, useState } from 'react';
+import type { QueryClient } from '@tanstack/react-query';
+import { lazy, Suspense, useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
-import { CopyField } from '../../components/copy-field';
+import { DeferredMount } from '../../components/deferred-mount';
 import type { MessageKey } from '../../i18n/message-key';
-import { currencyTickDigits } from '../../lib/chart-ticks';
 import { useQuotaFormat } from '../../lib/quota-format';
-import { useSiteInfo } from '../../lib/site-info';
-import { useInviteLink, useSelf } from '../account/api';
-import { useAvailableModels } from '../model-price/api';
-import { type DailyModelUsage, useDashboard } from './api';
-import { lastSevenDays, seriesByModel, totalsOn } from './daily-usage';
-
-type Metric = 'quota' | 'requests' | 'tokens';
-const METRICS: Record<Metric, (r: DailyModelUsage) => number> = {
-  quota: (r) => r.quota,
-  requests: (r) => r.requestCount,
-  tokens: (r) => r.promptTokens + r.completionTokens,
-};
+import { readText, StorageKey } from '../../lib/storage';
+import { selfQuery, useSelf } from '../account/api';
+import { dashboardQuery, useDashboard } from './api';
+import { lastSevenDays, totalsOn } from './daily-usage';
 
 interface Stat {
   label: MessageKey;
@@ -79,30 +67,37 @@ function StatCard({ label, value, exact, icon: Icon, testId }: Stat) {
   );
 }
 
-/** The dashboard: balance and usage, today's figures, seven days per model, models, invite link. */
-// The chart library is the largest part of this screen: the figures show while it loads.
-const WeekChart = lazy(() => import('./week-chart'));
+// Below the figures, in a chunk of its own: the first load's downloads leave the wire to the entry, and
+// prefetch asks for the chunk, so it is on its way while the figures are drawn.
+const loadDetails = () => import('./dashboard-details');
+const DashboardDetails = lazy(loadDetails);
 
+/**
+ * The figures cards' data (the user, the week's usage) before the first draw: the boot module already
+ * has both on the wire, so the cards are drawn with their figures instead of skeletons. The rest of
+ * the page's chunks start loading too.
+ */
+export async function prefetch(client: QueryClient): Promise<void> {
+  // Without a session the layout sends the visitor to /login; asking would only earn a 401.
+  if (readText(StorageKey.user) === null) return;
+  // The route shows a failed chunk when it mounts the details; nothing to report twice here.
+  loadDetails().catch(() => undefined);
+  // A failure is the page's to show (its own query asks again), not the router's.
+  const ignore = () => undefined;
+  await Promise.all([
+    client.ensureQueryData(selfQuery).catch(ignore),
+    client.ensureQueryData(dashboardQuery).catch(ignore),
+  ]);
+}
+
+/** The dashboard: balance and usage, today's figures, seven days per model, models, invite link. */
 export default function DashboardPage() {
-  const { t } = useTranslation();
   const formatQuota = useQuotaFormat();
-  const site = useSiteInfo();
   const { data: self } = useSelf();
   const { data: usage } = useDashboard();
-  const { data: models } = useAvailableModels();
-  const inviteLink = useInviteLink();
-  const [metric, setMetric] = useState<Metric>('quota');
 
   const days = useMemo(() => lastSevenDays(new Date()), []);
   const today = usage && totalsOn(usage, days[days.length - 1] ?? '');
-  const series = useMemo(() => seriesByModel(usage ?? [], days, METRICS[metric]), [usage, days, metric]);
-  const ownModels = useMemo(
-    () =>
-      Object.entries(models ?? {})
-        .filter(([, m]) => !self || m.groups.includes(self.group))
-        .map(([name]) => name),
-    [models, self],
-  );
 
   const stats: Stat[] = [
     {
@@ -145,13 +140,6 @@ export default function DashboardPage() {
       testId: 'dashboard-today-tokens',
     },
   ];
-  // Bars of a few cents need more than two decimals to tell apart, and ticks as many as their
-  // spacing takes (the stacked day totals set the axis).
-  const dayTotals = days.map((_, i) => series.reduce((sum, s) => sum + (s.data[i] ?? 0), 0));
-  const digits = currencyTickDigits(Math.max(0, ...dayTotals) / site.quota_per_unit);
-  const valueFormatter = (v: number | null) =>
-    v === null ? '' : metric === 'quota' ? formatQuota(v, Math.max(4, digits)) : renderNumber(v);
-  const tickFormatter = (v: number) => (metric === 'quota' ? formatQuota(v, digits) : renderNumber(v));
 
   return (
     <Box sx={{ display: 'grid', gap: 3 }}>
@@ -160,72 +148,12 @@ export default function DashboardPage() {
           <StatCard key={s.testId} {...s} />
         ))}
       </Box>
-      <Box sx={{ display: 'grid', gap: 3, gridTemplateColumns: { xs: '1fr', lg: '2fr 1fr' } }}>
-        <Card>
-          <CardHeader
-            title={t('user.dashboard.weekTitle')}
-            subheader={t('user.dashboard.weekHint')}
-            action={
-              <ToggleButtonGroup
-                size="small"
-                exclusive
-                value={metric}
-                onChange={(_, next: Metric | null) => next && setMetric(next)}
-              >
-                <ToggleButton value="quota">{t('user.dashboard.metricQuota')}</ToggleButton>
-                <ToggleButton value="requests">{t('user.dashboard.metricRequests')}</ToggleButton>
-                <ToggleButton value="tokens">{t('user.dashboard.metricTokens')}</ToggleButton>
-              </ToggleButtonGroup>
-            }
-          />
-          <CardContent data-testid="dashboard-week-chart">
-            {usage === undefined ? (
-              <Skeleton variant="rounded" height={300} />
-            ) : series.length === 0 ? (
-              <Typography color="text.secondary" sx={{ py: 8, textAlign: 'center' }}>
-                {t('user.dashboard.noUsage')}
-              </Typography>
-            ) : (
-              <Suspense fallback={<Skeleton variant="rounded" height={300} />}>
-                <WeekChart
-                  days={days}
-                  series={series}
-                  valueFormatter={valueFormatter}
-                  tickFormatter={tickFormatter}
-                />
-              </Suspense>
-            )}
-          </CardContent>
-        </Card>
-        <Box sx={{ display: 'grid', gap: 3, alignContent: 'start' }}>
-          <Card>
-            <CardHeader title={t('user.dashboard.inviteTitle')} subheader={t('user.dashboard.inviteHint')} />
-            <CardContent>
-              <CopyField
-                label={t('user.common.inviteLink')}
-                value={inviteLink}
-                name={t('user.common.inviteLink')}
-                testId="dashboard-invite-link"
-              />
-            </CardContent>
-          </Card>
-          <Card>
-            <CardHeader title={t('user.dashboard.modelsTitle')} />
-            <CardContent
-              sx={{ display: 'flex', flexWrap: 'wrap', gap: 1, maxHeight: 260, overflow: 'auto' }}
-              data-testid="dashboard-models"
-            >
-              {models === undefined ? (
-                <Skeleton width="100%" />
-              ) : ownModels.length === 0 ? (
-                <Typography color="text.secondary">{t('user.dashboard.noModels')}</Typography>
-              ) : (
-                ownModels.map((name) => <Chip key={name} label={name} size="small" variant="outlined" />)
-              )}
-            </CardContent>
-          </Card>
-        </Box>
-      </Box>
+      {/* Below the figures: drawn once they are committed, so they come first on a slow device. */}
+      <DeferredMount>
+        <Suspense fallback={null}>
+          <DashboardDetails days={days} usage={usage} group={self?.group} />
+        </Suspense>
+      </DeferredMount>
     </Box>
   );
 }
