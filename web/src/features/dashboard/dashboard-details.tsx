@@ -10,11 +10,10 @@ import Typography from '@mui/material/Typography';
 import { renderNumber } from '@switchyard/domain';
 import { lazy, Suspense, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { CopyField } from '../../components/copy-field';
 import { currencyTickDigits } from '../../lib/chart-ticks';
 import { useQuotaFormat } from '../../lib/quota-format';
 import { useSiteInfo } from '../../lib/site-info';
-import { useInviteLink } from '../account/api';
+import { InviteLinkCard } from '../account/invite-link-card';
 import { useAvailableModels } from '../model-price/api';
 import type { DailyModelUsage } from './api';
 import { seriesByModel } from './daily-usage';
@@ -44,7 +43,7 @@ export default function DashboardDetails({
     <Box sx={{ display: 'grid', gap: 3, gridTemplateColumns: { xs: '1fr', lg: '2fr 1fr' } }}>
       <WeekCard days={days} usage={usage} />
       <Box sx={{ display: 'grid', gap: 3, alignContent: 'start' }}>
-        <InviteCard />
+        <InviteLinkCard testId="dashboard-invite-link" />
         <ModelsCard group={group} />
       </Box>
     </Box>
@@ -102,24 +101,6 @@ function WeekCard({ days, usage }: { days: string[]; usage: DailyModelUsage[] | 
             />
           </Suspense>
         )}
-      </CardContent>
-    </Card>
-  );
-}
-
-function InviteCard() {
-  const { t } = useTranslation();
-  const inviteLink = useInviteLink();
-  return (
-    <Card>
-      <CardHeader title={t('user.dashboard.inviteTitle')} subheader={t('user.dashboard.inviteHint')} />
-      <CardContent>
-        <CopyField
-          label={t('user.common.inviteLink')}
-          value={inviteLink}
-          name={t('user.common.inviteLink')}
-          testId="dashboard-invite-link"
-        />
       </CardContent>
     </Card>
   );

@@ -29,7 +29,8 @@ import { copyText } from '../../lib/clipboard';
 import { schemaResolver } from '../../lib/form-resolver';
 import { type SiteInfo, useSiteInfo } from '../../lib/site-info';
 import { toast } from '../../lib/toast';
-import { selfQueryKey, useInviteLink, useSelf } from '../account/api';
+import { selfQueryKey, useSelf } from '../account/api';
+import { InviteLinkCard } from '../account/invite-link-card';
 import { fetchOAuthState, fetchOidcEndpoint } from '../auth/api';
 import { githubAuthorizeUrl, larkAuthorizeUrl } from '../auth/oauth';
 import { WechatLoginDialog } from '../auth/wechat-login-dialog';
@@ -310,9 +311,7 @@ function BindingsCard({ self }: { self: SelfUser }) {
 
 /** The profile: username >= 3, password >= 8; access token; bindings; invite link. */
 export default function ProfilePage() {
-  const { t } = useTranslation();
   const { data: self } = useSelf();
-  const inviteLink = useInviteLink();
   const site = useSiteInfo();
   if (!self) return null;
   return (
@@ -322,17 +321,7 @@ export default function ProfilePage() {
       <ProfileFormCard self={self} />
       <Box sx={{ display: 'grid', gap: 3 }}>
         <AccessTokenCard self={self} />
-        <Card>
-          <CardHeader title={t('user.dashboard.inviteTitle')} subheader={t('user.dashboard.inviteHint')} />
-          <CardContent>
-            <CopyField
-              label={t('user.common.inviteLink')}
-              value={inviteLink}
-              name={t('user.common.inviteLink')}
-              testId="profile-invite-link"
-            />
-          </CardContent>
-        </Card>
+        <InviteLinkCard testId="profile-invite-link" />
         <BindingsCard self={self} />
         {site.passkey_login && <PasskeysCard />}
       </Box>
