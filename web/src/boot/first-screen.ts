@@ -1,5 +1,5 @@
 import { startLanguage } from '../i18n/start-language';
-import { readText, StorageKey } from '../lib/storage';
+import { hasStoredUser } from '../lib/storage';
 
 // The first screen's chunks, asked for while the entry bundle is still on the wire: the router and
 // i18next would only discover the page's chunk and the language's texts once the entry has run, a
@@ -59,8 +59,11 @@ export function firstScreenRequests(
  * entry's own imports and fetches then find them in flight.
  */
 export function preloadFirstScreen(doc: Document, win: Window): void {
-  const signedIn = readText(StorageKey.user) !== null;
-  for (const url of firstScreenRequests(win.location.pathname, win.__SWITCHYARD__?.basePath, signedIn)) {
+  for (const url of firstScreenRequests(
+    win.location.pathname,
+    win.__SWITCHYARD__?.basePath,
+    hasStoredUser(),
+  )) {
     const link = doc.createElement('link');
     link.rel = 'preload';
     link.as = 'fetch';

@@ -21,6 +21,11 @@ export function readText(key: StorageKey): string | null {
   }
 }
 
+/** Whether this browser holds a signed-in user (the session itself may have expired on the server). */
+export function hasStoredUser(): boolean {
+  return readText(StorageKey.user) !== null;
+}
+
 export function writeText(key: StorageKey, value: string | null): void {
   try {
     if (value === null) window.localStorage.removeItem(key);

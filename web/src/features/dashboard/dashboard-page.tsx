@@ -16,7 +16,7 @@ import { useTranslation } from 'react-i18next';
 import { DeferredMount } from '../../components/deferred-mount';
 import type { MessageKey } from '../../i18n/message-key';
 import { useQuotaFormat } from '../../lib/quota-format';
-import { readText, StorageKey } from '../../lib/storage';
+import { hasStoredUser } from '../../lib/storage';
 import { selfQuery, useSelf } from '../account/api';
 import { dashboardQuery, useDashboard } from './api';
 import { lastSevenDays, totalsOn } from './daily-usage';
@@ -79,7 +79,7 @@ const DashboardDetails = lazy(loadDetails);
  */
 export async function prefetch(client: QueryClient): Promise<void> {
   // Without a session the layout sends the visitor to /login; asking would only earn a 401.
-  if (readText(StorageKey.user) === null) return;
+  if (!hasStoredUser()) return;
   // The route shows a failed chunk when it mounts the details; nothing to report twice here.
   loadDetails().catch(() => undefined);
   // A failure is the page's to show (its own query asks again), not the router's.
