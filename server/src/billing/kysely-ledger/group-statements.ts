@@ -164,10 +164,6 @@ export class GroupStatements {
     }
   }
 
-  get empty(): boolean {
-    return this.statements.length === 0;
-  }
-
   /** Runs the statements in `trx`: in one message when written inline, else one by one. */
   async run(trx: Transaction<Tables>): Promise<void> {
     if (this.statements.length === 0) return;

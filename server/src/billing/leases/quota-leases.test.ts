@@ -25,19 +25,21 @@ async function until(condition: () => boolean | Promise<boolean>, what: string):
   throw new Error(`timed out waiting for ${what}`);
 }
 
+/** Transaction control (begin, commit): not counted. */
+const CONTROL = /^\s*(begin|commit|rollback|start|set)\b/i;
+
 /** Counts the statements run, by verb and table, from their text (several may share one message). */
 class StatementCounter {
   counts: Record<string, number> = {};
   /** Round trips that carried counted statements. */
   messages = 0;
   readonly onQuery = (text: string) => {
-    if (!/^\s*(begin|commit|rollback|start|set)\b/i.test(text)) this.messages++;
+    if (!CONTROL.test(text)) this.messages++;
     for (const statement of text.split(';\n')) {
+      if (CONTROL.test(statement)) continue;
       const m =
         /^\s*(update)\s+[`"]?(\w+)/i.exec(statement) ??
         /^\s*(select|insert|delete)\b.*?\b(?:from|into)\s+[`"]?(\w+)/is.exec(statement);
-      // Transaction control (begin, commit) is not counted.
-      if (/^\s*(begin|commit|rollback|start|set)\b/i.test(statement)) continue;
       const key = m ? `${m[1]!.toLowerCase()} ${m[2]}` : statement.trim();
       this.counts[key] = (this.counts[key] ?? 0) + 1;
     }
