@@ -1,7 +1,9 @@
-import { LogType } from '@switchyard/domain';
+import { LogType, TokenStatus } from '@switchyard/domain';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, type Database } from '../../db/create-db.js';
+import { insertReturningId } from '../../db/dialect.js';
 import { migrateToLatest } from '../../db/migrations/index.js';
+import { newTokenRow } from '../../db/queries/tokens.js';
 import { createTestDatabase, engineTargets, type TestDatabase } from '../../test/databases.js';
 import { type GroupLogRow, GroupStatements } from './group-statements.js';
 
@@ -13,6 +15,10 @@ const AWKWARD = [
   'dollar $1 $$ quoted $$ and ? marks',
   'line\nbreak;\nand a semicolon',
   'emoji 🦊 and 中文',
+  'tab\there, carriage\r\nreturn',
+  '\\.',
+  '\\N',
+  'ends with a backslash\\',
   '',
 ];
 
@@ -39,6 +45,8 @@ function row(content: string, i: number): GroupLogRow {
   };
 }
 
+const { Enabled, Disabled, Exhausted } = TokenStatus;
+
 for (const target of engineTargets()) {
   describe.skipIf(target.skipReason !== undefined)(`group statements on ${target.engine}`, () => {
     let testDb: TestDatabase;
@@ -54,11 +62,11 @@ for (const target of engineTargets()) {
       await testDb?.drop();
     });
 
-    it('stores client text exactly, whether sent as literals in one message or as parameters', async () => {
+    it('stores client text exactly, whether copied (PostgreSQL) or sent as parameters', async () => {
       const rows = AWKWARD.map(row);
       await d.db.transaction().execute(async (trx) => {
         const out = new GroupStatements(d.dialect, d.quoteLiteral);
-        // Three rows per statement: several INSERTs, which PostgreSQL receives in one message.
+        // Three rows per statement elsewhere: several INSERTs.
         out.insertLogs(rows, 3);
         await out.run(trx);
       });
@@ -108,6 +116,52 @@ for (const target of engineTargets()) {
         ['b\\2', 980],
         ['c;3', 970],
         ['d$4', 1000],
+      ]);
+    });
+
+    it('turns enabled tokens it exhausts to exhausted, leaving disabled ones, with each amount', async () => {
+      const ids: number[] = [];
+      for (const [i, status] of [Enabled, Enabled, Disabled, Enabled].entries())
+        ids.push(
+          await insertReturningId(
+            d.dialect,
+            d.db.insertInto('tokens').values(
+              newTokenRow({
+                user_id: 1,
+                name: `t${i}`,
+                key_hash: `group-statements-${i}`,
+                key_sealed: '',
+                created_time: 0,
+                remain_quota: 1000,
+                status,
+              }),
+            ),
+          ),
+        );
+      await d.db.transaction().execute(async (trx) => {
+        const out = new GroupStatements(d.dialect, d.quoteLiteral);
+        out.update(
+          'tokens',
+          ids.slice(0, 3).map((id, i) => ({ id, used: 100 * (i + 1) })),
+          [
+            { column: 'remain_quota', op: '-', amount: (t) => t.used },
+            { column: 'used_quota', op: '+', amount: (t) => t.used },
+          ],
+          { ids: [ids[0]!, ids[2]!], enabled: Enabled, exhaustedStatus: Exhausted },
+        );
+        await out.run(trx);
+      });
+      const tokens = await d.db
+        .selectFrom('tokens')
+        .select(['status', 'remain_quota', 'used_quota'])
+        .where('id', 'in', ids)
+        .orderBy('id')
+        .execute();
+      expect(tokens.map((t) => [Number(t.status), Number(t.remain_quota), Number(t.used_quota)])).toEqual([
+        [Exhausted, 900, 100],
+        [Enabled, 800, 200],
+        [Disabled, 700, 300],
+        [Enabled, 1000, 0],
       ]);
     });
 

@@ -1,5 +1,6 @@
 import { CompiledQuery, type Transaction } from 'kysely';
 import type { DialectName } from '../../db/dialect.js';
+import { copyRow } from '../../db/pg-copy.js';
 import type { Tables } from '../../db/tables.js';
 import type { ConsumeLog } from '../ledger/consume-log.js';
 
@@ -54,6 +55,7 @@ export interface ColumnChange<R> {
 export class GroupStatements {
   private readonly statements: { sql: string; parameters: unknown[] }[] = [];
   private parameters: unknown[] = [];
+  private copy: { sql: string; data: string } | undefined;
 
   constructor(
     private readonly dialect: DialectName,
@@ -123,15 +125,34 @@ export class GroupStatements {
           `then ${exhausted.exhaustedStatus} else ${this.name('status')} end`,
       );
     }
-    for (const change of changes) {
-      const whens = rows.map((row) => {
+    const amounts = (row: R) =>
+      changes.map((change) => {
         const amount = change.amount(row);
         if (!Number.isSafeInteger(amount)) throw new RangeError(`not a safe integer amount: ${amount}`);
-        return `when ${this.id(row.id)} then ${amount}`;
+        return amount;
       });
+    if (this.dialect === 'postgres') {
+      // Joined to a VALUES list: a CASE on the id costs every row a walk of the branches, which
+      // took PostgreSQL twice the CPU for a group's 200 tokens.
+      const t = this.name(table);
+      const names = changes.map((_, i) => this.name(`a${i}`));
+      const tuples = rows.map((row) => `(${[this.id(row.id), ...amounts(row)].join(', ')})`);
+      changes.forEach((change, i) => {
+        const column = this.name(change.column);
+        sets.push(`${column} = ${t}.${column} ${change.op} ${this.name('v')}.${names[i]}`);
+      });
+      this.add(
+        `update ${t} set ${sets.join(', ')} from (values ${tuples.join(', ')}) as ${this.name('v')}` +
+          `(${[this.name('row_id'), ...names].join(', ')}) where ${t}.${this.name('id')} = ${this.name('v')}.${this.name('row_id')}`,
+      );
+      return;
+    }
+    const rowAmounts = rows.map(amounts);
+    changes.forEach((change, i) => {
+      const whens = rows.map((row, r) => `when ${this.id(row.id)} then ${rowAmounts[r]![i]}`);
       const column = this.name(change.column);
       sets.push(`${column} = ${column} ${change.op} (case ${this.name('id')} ${whens.join(' ')} else 0 end)`);
-    }
+    });
     const quoted = rows.map((row) => this.id(row.id));
     this.add(
       `update ${this.name(table)} set ${sets.join(', ')} where ${this.name('id')} in (${quoted.join(', ')})`,
@@ -152,25 +173,41 @@ export class GroupStatements {
       );
   }
 
-  /** Log rows in multi-row INSERTs of at most `perStatement` rows. */
+  /**
+   * Log rows: on PostgreSQL one `COPY ... FROM STDIN` (the pool's client runs it, `db/pg-copy.ts`),
+   * elsewhere multi-row INSERTs of at most `perStatement` rows.
+   */
   insertLogs(rows: readonly GroupLogRow[], perStatement: number): void {
+    if (rows.length === 0) return;
     const columns = LOG_COLUMNS.map(([column]) => this.name(column)).join(', ');
+    const values = (row: GroupLogRow) =>
+      LOG_COLUMNS.map(([column, fallback]) => (row[column] ?? fallback ?? null) as string | number | null);
+    if (this.dialect === 'postgres') {
+      this.copy = {
+        sql: `copy ${this.name('logs')} (${columns}) from stdin`,
+        data: rows.map((row) => copyRow(values(row))).join(''),
+      };
+      return;
+    }
     for (let from = 0; from < rows.length; from += perStatement) {
-      const tuples = rows.slice(from, from + perStatement).map((row) => {
-        const values = LOG_COLUMNS.map(([column, fallback]) => this.value(row[column] ?? fallback ?? null));
-        return `(${values.join(', ')})`;
-      });
+      const tuples = rows.slice(from, from + perStatement).map(
+        (row) =>
+          `(${values(row)
+            .map((v) => this.value(v))
+            .join(', ')})`,
+      );
       this.add(`insert into ${this.name('logs')} (${columns}) values ${tuples.join(', ')}`);
     }
   }
 
-  /** Runs the statements in `trx`: in one message when written inline, else one by one. */
+  /** Runs the statements in `trx`: in one message when written inline, else one by one; then the COPY. */
   async run(trx: Transaction<Tables>): Promise<void> {
-    if (this.statements.length === 0) return;
     if (this.inline) {
-      await trx.executeQuery(CompiledQuery.raw(this.statements.map((s) => s.sql).join(';\n')));
-      return;
+      if (this.statements.length > 0)
+        await trx.executeQuery(CompiledQuery.raw(this.statements.map((s) => s.sql).join(';\n')));
+    } else {
+      for (const s of this.statements) await trx.executeQuery(CompiledQuery.raw(s.sql, s.parameters));
     }
-    for (const s of this.statements) await trx.executeQuery(CompiledQuery.raw(s.sql, s.parameters));
+    if (this.copy) await trx.executeQuery(CompiledQuery.raw(this.copy.sql, [this.copy.data]));
   }
 }

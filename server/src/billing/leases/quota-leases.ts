@@ -1,5 +1,6 @@
 import { sql, type Transaction } from 'kysely';
 import type { Database } from '../../db/create-db.js';
+import { isUniqueViolation } from '../../db/dialect.js';
 import type { Tables } from '../../db/tables.js';
 import { isTransient } from '../kysely-ledger/write-batcher.js';
 import type { ReserveRequest } from '../ledger/ledger.js';
@@ -37,6 +38,8 @@ export interface Budget {
   growing: boolean;
   /** No slice is asked for before this second (the balances were too small). */
   quietUntil: number;
+  /** A take of this budget committed, so its row exists. */
+  stored: boolean;
   lastUsed: number;
 }
 
@@ -110,6 +113,7 @@ export class QuotaLeases {
         live: true,
         growing: false,
         quietUntil: 0,
+        stored: false,
         lastUsed: now,
       };
       this.budgets.set(key, budget);
@@ -181,31 +185,38 @@ export class QuotaLeases {
           return refusal === 'lease_returned' ? 'returned' : 'refused';
         }
         await this.database.db.transaction().execute((trx) => this.takeInTransaction(trx, budget, expires));
+        budget.stored = true;
         return 'taken';
       } catch (err) {
         if (err instanceof TakeRefusal) return err.outcome;
+        // A first take whose COMMIT committed though its answer was lost: the row is there.
+        if (!budget.stored && isUniqueViolation(err)) {
+          budget.stored = true;
+          continue;
+        }
         if (attempt >= TAKE_ATTEMPTS || !isTransient(err)) throw err;
         await new Promise((r) => setTimeout(r, 5 * attempt));
       }
     }
   }
 
-  /** MySQL and SQLite: the lease row first, then the user, then the token, as settlements lock them. */
+  /**
+   * MySQL and SQLite: the lease row first, then the user, then the token, as settlements lock them.
+   * A budget's first take inserts its row without looking for it (its id is new to this boot): on
+   * InnoDB an UPDATE that finds no row locks the gap where it would be, and two nodes' first takes
+   * then deadlock on each other's gap when they insert.
+   */
   private async takeInTransaction(trx: Transaction<Tables>, budget: Budget, expires: number): Promise<void> {
     const slice = this.options.slice;
-    const grown = await trx
-      .updateTable('quota_leases')
-      .set((eb) => ({ amount: eb('amount', '+', slice), expires_at: expires }))
-      .where('id', '=', budget.id)
-      .where('returned', '=', 0)
-      .executeTakeFirst();
-    if (Number(grown.numUpdatedRows) === 0) {
-      const existing = await trx
-        .selectFrom('quota_leases')
-        .select('id')
+    if (budget.stored) {
+      const grown = await trx
+        .updateTable('quota_leases')
+        .set((eb) => ({ amount: eb('amount', '+', slice), expires_at: expires }))
         .where('id', '=', budget.id)
+        .where('returned', '=', 0)
         .executeTakeFirst();
-      if (existing) throw new TakeRefusal('returned');
+      if (Number(grown.numUpdatedRows) === 0) throw new TakeRefusal('returned');
+    } else {
       await trx
         .insertInto('quota_leases')
         .values({
