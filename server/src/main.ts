@@ -331,6 +331,11 @@ export async function composeServices(
         `ran again ${replayed} settlement(s) a previous run of this node left open in its journal (one already committed charges nothing more)`,
       );
     await ledger.start();
+    if (serverLedger) {
+      // A balance written outright gives its owner's leases back (db/queries/quota-leases.ts); the
+      // topics are those the user and token handlers publish, as the key cache hears them.
+      for (const topic of ['users', 'tokens']) bus.subscribe(topic, () => serverLedger.balancesChanged());
+    }
     // Drains pending settlements before the database closes (closers run in reverse order).
     closers.push(() => ledger.close());
     // No cap on connections per upstream: a cap queues streams behind each other (1000 slow streams

@@ -4,6 +4,7 @@ import { LogType } from '@switchyard/domain';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb } from './db/create-db.js';
 import { toNumber } from './db/dialect.js';
+import { leasedToToken, leasedToUser, tokenSeen, userSeen } from './db/queries/quota-leases.js';
 import { createTestDatabase, engineTargets, type TestDatabase } from './test/databases.js';
 import { type FakeUpstream, startFakeUpstream } from './test/fake-upstream.js';
 import { freePort, GatewayProcess, ROOT_PASSWORD, RootSession } from './test/gateway-process.js';
@@ -46,16 +47,23 @@ async function systemName(origin: string): Promise<string> {
 async function books(databaseUrl: string, afterLogId = 0) {
   const d = createDb(databaseUrl);
   try {
-    const root = await d.db
-      .selectFrom('users')
-      .select(['id', 'quota', 'used_quota'])
-      .where('username', '=', 'root')
-      .executeTakeFirstOrThrow();
-    const token = await d.db
-      .selectFrom('tokens')
-      .select(['remain_quota', 'used_quota'])
-      .where('name', '=', 'fault')
-      .executeTakeFirstOrThrow();
+    // The balances as their owner sees them: with what the nodes' quota leases hold.
+    const root = userSeen(
+      await d.db
+        .selectFrom('users')
+        .select(['id', 'quota', 'used_quota'])
+        .select(leasedToUser)
+        .where('username', '=', 'root')
+        .executeTakeFirstOrThrow(),
+    );
+    const token = tokenSeen(
+      await d.db
+        .selectFrom('tokens')
+        .select(['remain_quota', 'used_quota'])
+        .select(leasedToToken)
+        .where('name', '=', 'fault')
+        .executeTakeFirstOrThrow(),
+    );
     const logs = await d.db
       .selectFrom('logs')
       .select((eb) => [

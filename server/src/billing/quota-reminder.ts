@@ -1,5 +1,6 @@
 import type { Database } from '../db/create-db.js';
 import { insertIgnore } from '../db/dialect.js';
+import { leasedToUser, userSeen } from '../db/queries/quota-leases.js';
 import type { Mailer } from '../mail/mailer.js';
 
 // QuotaRemindThreshold: one mail when a user's settled balance goes below the threshold, not one per
@@ -61,11 +62,14 @@ export class QuotaReminder {
     if (o.QuotaRemindThreshold <= 0) return;
     const { db, dialect } = this.database;
     for (let i = 0; i < ids.length; i += BATCH) {
-      const users = await db
-        .selectFrom('users')
-        .select(['id', 'quota', 'email', 'username'])
-        .where('id', 'in', ids.slice(i, i + BATCH))
-        .execute();
+      const users = (
+        await db
+          .selectFrom('users')
+          .select(['id', 'quota', 'email', 'username'])
+          .select(leasedToUser)
+          .where('id', 'in', ids.slice(i, i + BATCH))
+          .execute()
+      ).map(userSeen);
       const above = users.filter((u) => Number(u.quota) >= o.QuotaRemindThreshold).map((u) => u.id);
       if (above.length > 0) await db.deleteFrom('quota_reminders').where('user_id', 'in', above).execute();
       for (const u of users) {

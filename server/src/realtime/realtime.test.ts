@@ -54,6 +54,9 @@ for (const target of engineTargets()) {
           HTTP_HEADERS_TIMEOUT_SECONDS: '1',
           HTTP_REQUEST_TIMEOUT_SECONDS: '1',
           HTTP_IDLE_TIMEOUT_SECONDS: '1',
+          // Balances are set outright between these tests, in the database and without the change
+          // bus: a node's quota lease would serve its slice until the node's next check.
+          QUOTA_LEASE_SLICE: '0',
         },
       });
       await t.app.listen({ port: 0, host: '127.0.0.1' });

@@ -340,6 +340,8 @@ export async function adjustUserQuota({
       throw ApiError.conflict('The balance would exceed the largest quota allowed');
     throw ApiError.conflict(BALANCE_EXCEEDED, ErrorCode.insufficientQuota);
   }
+  // The user's quota leases went back: every node stops reserving against them.
+  await announce(s, target.id, false);
   await audit(
     s,
     caller,

@@ -139,6 +139,9 @@ export class KyselyLedgerStore implements LedgerStore {
   private readonly leaseSeconds: number;
   private readonly nowSeconds: () => number;
   private readonly onError: (message: string) => void;
+  /** A `balancesChanged` check on its way, and whether another was asked for meanwhile. */
+  private checking: Promise<void> | undefined;
+  private checkAgain = false;
   private keeper: NodeJS.Timeout | undefined;
   private keeping: Promise<void> = Promise.resolve();
   private started = false;
@@ -253,16 +256,7 @@ export class KyselyLedgerStore implements LedgerStore {
       .where('returned', '=', 0)
       .execute();
     this.leases.renewed(now);
-    const live = this.leases.liveIds();
-    if (live.length > 0) {
-      const gone = await this.database.db
-        .selectFrom('quota_leases')
-        .select('id')
-        .where('id', 'in', live)
-        .where('returned', '=', 1)
-        .execute();
-      if (gone.length > 0) this.leases.forget(new Set(gone.map((r) => r.id)));
-    }
+    await this.forgetReturnedLeases();
     await this.returnLeases({ ids: this.leases.retiredIds() });
     await this.returnReserves('expired');
     await this.returnLeases({ expiredBefore: now });
@@ -272,6 +266,41 @@ export class KyselyLedgerStore implements LedgerStore {
         .where('returned', '=', 1)
         .where('expires_at', '<', now - RETURNED_KEPT_SECONDS)
         .execute();
+  }
+
+  /** Stops using this node's leases that were given back elsewhere (a balance written outright). */
+  private async forgetReturnedLeases(): Promise<void> {
+    const live = this.leases.liveIds();
+    if (live.length === 0) return;
+    const gone = await this.database.db
+      .selectFrom('quota_leases')
+      .select('id')
+      .where('id', 'in', live)
+      .where('returned', '=', 1)
+      .execute();
+    if (gone.length > 0) this.leases.forget(new Set(gone.map((r) => r.id)));
+  }
+
+  /**
+   * A user or token changed (the change bus): its leases may have been given back by a balance
+   * written outright, so this node checks at once rather than at its next upkeep. Checks that come
+   * while one runs make one more check after it.
+   */
+  balancesChanged(): void {
+    if (!this.leases.enabled) return;
+    if (this.checking) {
+      this.checkAgain = true;
+      return;
+    }
+    this.checking = this.forgetReturnedLeases()
+      .catch((err: unknown) => this.onError(`checking this node's quota leases failed: ${String(err)}`))
+      .finally(() => {
+        this.checking = undefined;
+        if (this.checkAgain) {
+          this.checkAgain = false;
+          this.balancesChanged();
+        }
+      });
   }
 
   /** Gives back lease rows (see `QuotaLeases.giveBackRows`) through the writer, in batches. */

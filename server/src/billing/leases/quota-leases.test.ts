@@ -4,7 +4,7 @@ import { createDb, type Database } from '../../db/create-db.js';
 import { insertReturningId, toNumber } from '../../db/dialect.js';
 import { migrateToLatest } from '../../db/migrations/index.js';
 import { newTokenRow } from '../../db/queries/tokens.js';
-import { newUserRow } from '../../db/queries/users.js';
+import { balanceLogRow, newUserRow, usersQueries } from '../../db/queries/users.js';
 import { createTestDatabase, engineTargets, type TestDatabase } from '../../test/databases.js';
 import { KyselyLedgerStore } from '../kysely-ledger/kysely-ledger-store.js';
 import { WriteBatcher } from '../kysely-ledger/write-batcher.js';
@@ -307,6 +307,46 @@ for (const target of engineTargets()) {
       expect(await leaseRows(a.userId)).toEqual([]);
       await n.ledger.close();
       await balanced(a, 2000, 2);
+    });
+
+    it('a balance written outright gives the leases back, and a node told of it stops using them', async () => {
+      const a = await account();
+      const n = node(`outright-${target.engine}`);
+      await n.ledger.start();
+      await n.ledger.settle(await hold(n.ledger, a, 100), 100, log(a));
+      await n.ledger.settle(await leased(n, a, 100), 100, log(a));
+      await n.ledger.flush();
+      // An administrator takes the whole balance shown: the lease goes back first.
+      const users = usersQueries(d);
+      const shown = (await users.byId(a.userId))!.quota;
+      expect(shown).toBe(START - 200);
+      const adjusted = await users.adjustQuota(a.userId, -shown, () =>
+        balanceLogRow({
+          user_id: a.userId,
+          username: 'lease',
+          type: LogType.Manage,
+          content: '',
+          quota: 0,
+          created_at: now,
+        }),
+      );
+      expect(adjusted).toEqual({ ok: true, quota: 0 });
+      expect((await leaseRows(a.userId)).map((l) => Number(l.returned))).toEqual([1]);
+      // Told (the change bus), the node stops reserving against the lease: the balance is empty.
+      n.store.balancesChanged();
+      await until(() => n.store.leases.levels().available === 0, 'the lease forgotten');
+      const refused = await n.ledger.reserve({
+        userId: a.userId,
+        tokenId: a.tokenId,
+        tokenUnlimited: false,
+        amount: 100,
+      });
+      expect(refused.ok).toBe(false);
+      await n.ledger.close();
+      const b = await books(a);
+      // Two calls and the administrator's change.
+      expect(b).toMatchObject({ userUsed: 200, tokenUsed: 200, logged: 200, rows: 3 });
+      expect(b.userDrop).toBe(START);
     });
 
     it('an unlimited token leases from the user only', async () => {

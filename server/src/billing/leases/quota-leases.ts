@@ -1,10 +1,10 @@
 import { sql, type Transaction } from 'kysely';
 import type { Database } from '../../db/create-db.js';
 import { isUniqueViolation } from '../../db/dialect.js';
+import { returnLeaseRows } from '../../db/queries/quota-leases.js';
 import type { Tables } from '../../db/tables.js';
 import { isTransient } from '../kysely-ledger/write-batcher.js';
 import type { ReserveRequest } from '../ledger/ledger.js';
-import { givenBack, planSettlements } from '../ledger/settlement-plan.js';
 
 // A node's local budgets: slices of users' and tokens' balances moved into `quota_leases` rows
 // (migration 0011) so a call reserves in memory, with no database round trip on its path.
@@ -323,28 +323,7 @@ export class QuotaLeases {
     if (this.database.dialect !== 'sqlite') query = query.forUpdate();
     const rows = await query.execute();
     if (rows.length === 0) return 0;
-    const plan = planSettlements(rows.map(givenBack));
-    for (const user of plan.users)
-      await trx
-        .updateTable('users')
-        .set((eb) => ({ quota: eb('quota', '+', user.quota) }))
-        .where('id', '=', user.id)
-        .execute();
-    for (const token of plan.tokens)
-      await trx
-        .updateTable('tokens')
-        .set((eb) => ({ remain_quota: eb('remain_quota', '+', token.remain) }))
-        .where('id', '=', token.id)
-        .execute();
-    await trx
-      .updateTable('quota_leases')
-      .set({ returned: 1 })
-      .where(
-        'id',
-        'in',
-        rows.map((r) => r.id),
-      )
-      .execute();
+    await returnLeaseRows(trx, rows);
     return rows.length;
   }
 }

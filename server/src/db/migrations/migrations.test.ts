@@ -75,6 +75,7 @@ for (const target of engineTargets()) {
           '0012_payment_order_status',
           '0013_task_status_index',
           '0014_telegram_updates',
+          '0015_lease_owner_indexes',
         ]);
         expect(await migrateToLatest(a.db, a.dialect)).toEqual([]);
         // PostgreSQL's introspection lists every schema on the server, other test files' too.

@@ -4,6 +4,7 @@ import type { Database } from '../create-db.js';
 import { insertReturningId, toNumber } from '../dialect.js';
 import type { TokensTable } from '../tables.js';
 import { type ListRequest, likeInsensitive, prefixPattern } from './channels.js';
+import { leasedToToken, returnLeasesOf, tokenSeen } from './quota-leases.js';
 
 export type TokenRow = Selectable<TokensTable>;
 export type NewToken = Insertable<TokensTable>;
@@ -50,12 +51,17 @@ export function tokensQueries({ db, dialect }: Database) {
     return q;
   };
 
-  const byId = (id: number): Promise<TokenRow | undefined> =>
-    live().selectAll().where('id', '=', id).executeTakeFirst();
+  /** Every column, `remain_quota` with what live leases hold of it (`tokenSeen`). */
+  const rows = () => live().selectAll().select(leasedToToken);
+  const seen = (row: (TokenRow & { leased_quota: number }) | undefined): TokenRow | undefined =>
+    row && tokenSeen(row);
+
+  const byId = async (id: number): Promise<TokenRow | undefined> =>
+    seen(await rows().where('id', '=', id).executeTakeFirst());
 
   /** A live token of this user, or undefined (another user's token looks like a missing one). */
-  const byIdForUser = (id: number, userId: number): Promise<TokenRow | undefined> =>
-    live().selectAll().where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+  const byIdForUser = async (id: number, userId: number): Promise<TokenRow | undefined> =>
+    seen(await rows().where('id', '=', id).where('user_id', '=', userId).executeTakeFirst());
 
   return {
     async listByUser(
@@ -63,7 +69,7 @@ export function tokensQueries({ db, dialect }: Database) {
       keyword: string | undefined,
       page: ListRequest<TokenOrderColumn>,
     ): Promise<{ rows: TokenRow[]; total: number }> {
-      let q = ofUser(userId, keyword).selectAll();
+      let q = ofUser(userId, keyword).selectAll().select(leasedToToken);
       for (const o of page.order) q = q.orderBy(o.column, o.direction);
       if (!page.order.some((o) => o.column === 'id')) q = q.orderBy('id', 'desc');
       const [rows, count] = await Promise.all([
@@ -72,7 +78,7 @@ export function tokensQueries({ db, dialect }: Database) {
           .select((eb) => eb.fn.countAll().as('n'))
           .executeTakeFirstOrThrow(),
       ]);
-      return { rows, total: toNumber(count.n) };
+      return { rows: rows.map(tokenSeen), total: toNumber(count.n) };
     },
 
     byId,
@@ -81,18 +87,19 @@ export function tokensQueries({ db, dialect }: Database) {
 
     /** The oldest live token of this user with exactly this name. */
     async firstByNameForUser(userId: number, name: string): Promise<TokenRow | undefined> {
-      return live()
-        .selectAll()
-        .where('user_id', '=', userId)
-        .where('name', '=', name)
-        .orderBy('id', 'asc')
-        .limit(1)
-        .executeTakeFirst();
+      return seen(
+        await rows()
+          .where('user_id', '=', userId)
+          .where('name', '=', name)
+          .orderBy('id', 'asc')
+          .limit(1)
+          .executeTakeFirst(),
+      );
     },
 
     /** The relay's lookup: by the HMAC of the key, never by the key itself. */
     async byKeyHash(keyHash: string): Promise<TokenRow | undefined> {
-      return live().selectAll().where('key_hash', '=', keyHash).executeTakeFirst();
+      return seen(await rows().where('key_hash', '=', keyHash).executeTakeFirst());
     },
 
     async insert(row: NewToken): Promise<number> {
@@ -101,13 +108,26 @@ export function tokensQueries({ db, dialect }: Database) {
 
     /** Changes a live token of this user; false when there is none. */
     async updateForUser(id: number, userId: number, patch: TokenPatch): Promise<boolean> {
-      const result = await db
-        .updateTable('tokens')
-        .set(patch)
-        .where('id', '=', id)
-        .where('user_id', '=', userId)
-        .where('deleted_at', 'is', null)
-        .executeTakeFirst();
+      const result = await db.transaction().execute(async (trx) => {
+        // A new limit is the whole of what is left once the token's leases are back.
+        if (patch.remain_quota !== undefined || patch.unlimited_quota !== undefined) {
+          const own = await trx
+            .selectFrom('tokens')
+            .select('id')
+            .where('id', '=', id)
+            .where('user_id', '=', userId)
+            .where('deleted_at', 'is', null)
+            .executeTakeFirst();
+          if (own) await returnLeasesOf(trx, { tokenId: id }, dialect !== 'sqlite');
+        }
+        return trx
+          .updateTable('tokens')
+          .set(patch)
+          .where('id', '=', id)
+          .where('user_id', '=', userId)
+          .where('deleted_at', 'is', null)
+          .executeTakeFirst();
+      });
       if (toNumber(result.numUpdatedRows) > 0) return true;
       // MySQL may count only changed rows; an identical write still names a live token.
       return (await byIdForUser(id, userId)) !== undefined;

@@ -5,6 +5,7 @@ import { insertReturningId, toNumber } from '../dialect.js';
 import type { NewUser, UserPatch, UserRow } from '../tables.js';
 import { type ListRequest, likeInsensitive, prefixPattern } from './channels.js';
 import type { NewLog } from './logs.js';
+import { leasedToUser, returnLeasesOf, userSeen } from './quota-leases.js';
 
 export type UsersQueries = ReturnType<typeof usersQueries>;
 
@@ -87,30 +88,32 @@ export function newUserRow(
 }
 
 export function usersQueries({ db, dialect }: Database) {
-  const live = () => db.selectFrom('users').selectAll().where('deleted_at', 'is', null);
+  const live = () => db.selectFrom('users').selectAll().select(leasedToUser).where('deleted_at', 'is', null);
+  const seen = (row: (UserRow & { leased_quota: number }) | undefined): UserRow | undefined =>
+    row && userSeen(row);
   return {
     async byId(id: number): Promise<UserRow | undefined> {
-      return live().where('id', '=', id).executeTakeFirst();
+      return seen(await live().where('id', '=', id).executeTakeFirst());
     },
     async byUsername(username: string): Promise<UserRow | undefined> {
-      return live().where('username', '=', username).executeTakeFirst();
+      return seen(await live().where('username', '=', username).executeTakeFirst());
     },
     /** Sign-in accepts a username or an email address. */
     async byLogin(login: string): Promise<UserRow | undefined> {
-      const byName = await live().where('username', '=', login).executeTakeFirst();
+      const byName = seen(await live().where('username', '=', login).executeTakeFirst());
       if (byName || !login.includes('@')) return byName;
-      return live().where('email', '=', login).orderBy('id').executeTakeFirst();
+      return seen(await live().where('email', '=', login).orderBy('id').executeTakeFirst());
     },
     async byEmail(email: string): Promise<UserRow | undefined> {
-      return live().where('email', '=', email).orderBy('id').executeTakeFirst();
+      return seen(await live().where('email', '=', email).orderBy('id').executeTakeFirst());
     },
     async byAccessTokenHash(hash: string): Promise<UserRow | undefined> {
-      return live().where('access_token_hash', '=', hash).executeTakeFirst();
+      return seen(await live().where('access_token_hash', '=', hash).executeTakeFirst());
     },
     /** The live user bound to a provider account (never matches the empty "not bound" value). */
     async byBinding(column: BindingColumn, externalId: string): Promise<UserRow | undefined> {
       if (!externalId) return undefined;
-      return live().where(column, '=', externalId).orderBy('id').executeTakeFirst();
+      return seen(await live().where(column, '=', externalId).orderBy('id').executeTakeFirst());
     },
     /** Binds (or with '' unbinds) a provider account, only while the column still holds `expected`. */
     async setBinding(id: number, column: BindingColumn, value: string, expected: string): Promise<boolean> {
@@ -126,7 +129,7 @@ export function usersQueries({ db, dialect }: Database) {
     /** The live user bound to this Telegram account (0 means "not bound" and matches nobody). */
     async byTelegramId(telegramId: number): Promise<UserRow | undefined> {
       if (!telegramId) return undefined;
-      return live().where('telegram_id', '=', telegramId).orderBy('id').executeTakeFirst();
+      return seen(await live().where('telegram_id', '=', telegramId).orderBy('id').executeTakeFirst());
     },
     /** Binds (or with 0 unbinds) a Telegram account, only while the column still holds `expected`. */
     async setTelegramId(id: number, value: number, expected: number): Promise<boolean> {
@@ -148,7 +151,7 @@ export function usersQueries({ db, dialect }: Database) {
       return toNumber(row?.m);
     },
     async byAffCode(code: string): Promise<UserRow | undefined> {
-      return live().where('aff_code', '=', code).executeTakeFirst();
+      return seen(await live().where('aff_code', '=', code).executeTakeFirst());
     },
     async usernameTaken(username: string): Promise<boolean> {
       // Soft-deleted rows keep their (renamed) username, so the unique index covers every row.
@@ -163,7 +166,16 @@ export function usersQueries({ db, dialect }: Database) {
       return insertReturningId(dialect, db.insertInto('users').values(user));
     },
     async update(id: number, patch: UserPatch): Promise<void> {
-      await db.updateTable('users').set(patch).where('id', '=', id).where('deleted_at', 'is', null).execute();
+      await db.transaction().execute(async (trx) => {
+        // A balance set outright is the whole balance once the user's leases are back.
+        if (patch.quota !== undefined) await returnLeasesOf(trx, { userId: id }, dialect !== 'sqlite');
+        await trx
+          .updateTable('users')
+          .set(patch)
+          .where('id', '=', id)
+          .where('deleted_at', 'is', null)
+          .execute();
+      });
     },
     /**
      * Users for the admin list. `keyword` matches an exact id, a prefix (any case) of the
@@ -192,7 +204,7 @@ export function usersQueries({ db, dialect }: Database) {
         }
         return q;
       };
-      let q = filtered().selectAll();
+      let q = filtered().selectAll().select(leasedToUser);
       for (const o of page.order) q = q.orderBy(o.column, o.direction);
       if (!page.order.some((o) => o.column === 'id')) q = q.orderBy('id', 'desc');
       const [rows, count] = await Promise.all([
@@ -201,7 +213,7 @@ export function usersQueries({ db, dialect }: Database) {
           .select((eb) => eb.fn.countAll().as('n'))
           .executeTakeFirstOrThrow(),
       ]);
-      return { rows, total: toNumber(count.n) };
+      return { rows: rows.map(userSeen), total: toNumber(count.n) };
     },
 
     /**
@@ -241,6 +253,8 @@ export function usersQueries({ db, dialect }: Database) {
      */
     async adjustQuota(id: number, delta: number, log: (balance: number) => NewLog): Promise<QuotaAdjustment> {
       return db.transaction().execute(async (trx): Promise<QuotaAdjustment> => {
+        // The whole balance is in the column once the user's leases are back (nodes take new ones).
+        await returnLeasesOf(trx, { userId: id }, dialect !== 'sqlite');
         let update = trx
           .updateTable('users')
           .set((eb) => ({ quota: eb('quota', '+', delta) }))
