@@ -22,10 +22,12 @@ export interface ChatTarget {
   /** The proxy process (absent for direct calls): its CPU time and event-loop delay are measured. */
   proc?: ManagedProcess;
   /**
-   * Further processes whose CPU counts as the proxy's (a second gateway and the balancer in front
-   * of both); the event-loop figures stay those of `proc`.
+   * Further processes whose CPU counts as the proxy's (a second gateway); the event-loop figures
+   * stay those of `proc`.
    */
   extraProcs?: readonly ManagedProcess[];
+  /** A load balancer in front of the gateways: its CPU is reported apart from theirs. */
+  balancer?: ManagedProcess;
   /** CPU ticks of the database server the target writes to, when it has one. */
   databaseTicks?: () => number;
   /** Waits until the target has finished the work a run left behind (the gateway's settlements). */
@@ -64,6 +66,7 @@ async function loadRound(ctx: MeasureContext, t: ChatTarget, body: string): Prom
   const ticks = () => (t.proc?.cpuTicks() ?? 0) + (t.extraProcs ?? []).reduce((n, p) => n + p.cpuTicks(), 0);
   const before = t.proc ? ticks() : undefined;
   const dbBefore = t.databaseTicks?.();
+  const balancerBefore = t.balancer?.cpuTicks();
   const r = await loadRun(ctx, t, body, o.connections, o.roundS);
   if (t.drain) r.backlogS = await drain(t);
   if (!t.proc || before === undefined || r.requests === 0) return r;
@@ -71,11 +74,16 @@ async function loadRound(ctx: MeasureContext, t: ChatTarget, body: string): Prom
   const cpuUs = ((ticks() - before) / TICKS_PER_SECOND) * 1e6;
   const dbUs =
     dbBefore === undefined ? undefined : ((t.databaseTicks!() - dbBefore) / TICKS_PER_SECOND) * 1e6;
+  const balancerUs =
+    balancerBefore === undefined
+      ? undefined
+      : ((t.balancer!.cpuTicks() - balancerBefore) / TICKS_PER_SECOND) * 1e6;
   const loop = await readLoopStats(t.proc);
   return {
     ...r,
     proxyCpuUsPerRequest: round(cpuUs / r.requests, 0),
     ...(dbUs === undefined ? {} : { databaseCpuUsPerRequest: round(dbUs / r.requests, 0) }),
+    ...(balancerUs === undefined ? {} : { balancerCpuUsPerRequest: round(balancerUs / r.requests, 0) }),
     proxyLoopDelay: { p50Ms: round(loop.p50Ms, 2), p99Ms: round(loop.p99Ms, 2), maxMs: round(loop.maxMs, 2) },
   };
 }

@@ -332,7 +332,8 @@ export async function runBench(o: RunOptions, run: RunEnvironment): Promise<Benc
 
     // Variants measured without direct calls take the SQLite rounds' direct figures as the reference.
     const sqliteDirect = variants.find((v) => v.variant === 'sqlite')?.direct;
-    const targets = variants.flatMap((v) => evaluateTargets(v, sqliteDirect));
+    const oneNode = variants.find((v) => v.variant === 'postgres+redis');
+    const targets = variants.flatMap((v) => evaluateTargets(v, sqliteDirect, oneNode));
     // Every child has exited (and been waited for) before the run's own CPU is read.
     for (const stop of stoppers.reverse()) await stop();
     stoppers.length = 0;
@@ -478,7 +479,7 @@ async function runVariant(variant: Variant, d: VariantDeps): Promise<VariantResu
     origin: second ? second.balancer.origin : gateway.origin,
     keys,
     proc: gateway.proc,
-    ...(second ? { extraProcs: [second.gateway.proc, second.balancer.proc] } : {}),
+    ...(second ? { extraProcs: [second.gateway.proc], balancer: second.balancer.proc } : {}),
     ...(variant === 'sqlite'
       ? {}
       : {

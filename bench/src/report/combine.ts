@@ -52,6 +52,8 @@ export function combineRounds(runs: readonly LoadResult[]): LoadResult {
   if (cpu !== undefined) combined.proxyCpuUsPerRequest = round(cpu, 0);
   const dbCpu = medianOf(runs, (r) => r.databaseCpuUsPerRequest);
   if (dbCpu !== undefined) combined.databaseCpuUsPerRequest = round(dbCpu, 0);
+  const balancerCpu = medianOf(runs, (r) => r.balancerCpuUsPerRequest);
+  if (balancerCpu !== undefined) combined.balancerCpuUsPerRequest = round(balancerCpu, 0);
   const loops = runs.map((r) => r.proxyLoopDelay).filter((l): l is LoopDelay => l !== undefined);
   if (loops.length > 0) {
     combined.proxyLoopDelay = {

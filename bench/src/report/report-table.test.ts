@@ -247,6 +247,48 @@ describe('a variant on the short server plan', () => {
     expect(byName['streams flowing of 1000 concurrent']!.unjudged).toMatch(/not run/);
   });
 
+  it('judges two nodes by the gateways and the database against one node, the balancer apart', () => {
+    const oneNode: VariantResult = {
+      ...server,
+      variant: 'postgres+redis',
+      gateway: {
+        ...server.gateway,
+        json64: load(5000, 11, { proxyCpuUsPerRequest: 80, databaseCpuUsPerRequest: 20 }),
+        stream64: {
+          ...load(4000, 11, { proxyCpuUsPerRequest: 100, databaseCpuUsPerRequest: 20 }),
+          chunksPerSec: 0,
+        },
+      },
+    };
+    const two: VariantResult = {
+      ...server,
+      variant: 'postgres+redis-2nodes',
+      gateway: {
+        ...server.gateway,
+        json64: load(5000, 11, {
+          proxyCpuUsPerRequest: 85,
+          databaseCpuUsPerRequest: 25,
+          balancerCpuUsPerRequest: 40,
+        }),
+        stream64: {
+          ...load(4000, 11, { proxyCpuUsPerRequest: 95, databaseCpuUsPerRequest: 20 }),
+          chunksPerSec: 0,
+        },
+      },
+    };
+    const byName = Object.fromEntries(evaluateTargets(two, direct, oneNode).map((c) => [c.target, c]));
+    expect(byName['gateways + database CPU per chat request vs one node']).toMatchObject({ ok: false });
+    expect(byName['gateways + database CPU per chat request vs one node']!.value).toBeCloseTo(1.1);
+    expect(byName['gateways + database CPU per stream request vs one node']).toMatchObject({ ok: true });
+    expect(byName['gateways + database CPU per stream request vs one node']!.value).toBeCloseTo(115 / 120);
+    const alone = Object.fromEntries(evaluateTargets(two, direct).map((c) => [c.target, c]));
+    expect(alone['gateways + database CPU per chat request vs one node']!.unjudged).toMatch(/not run/);
+    // The balancer's CPU has rows of its own, in the two-node table only.
+    expect(comparisonTable(two)).toMatch(/\| chat balancer CPU us\/request +\| +- +\| +- +\| +40 /);
+    expect(comparisonTable(oneNode)).not.toMatch(/balancer/);
+    expect(evaluateTargets(oneNode, direct).some((c) => c.target.includes('vs one node'))).toBe(false);
+  });
+
   it('still fails a missing 1000-stream result when the phase was meant to run', () => {
     const missing: VariantResult = { ...server, plan: { ...server.plan!, slowStreamPhase: true } };
     const byName = Object.fromEntries(evaluateTargets(missing, direct).map((c) => [c.target, c]));

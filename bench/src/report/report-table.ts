@@ -1,6 +1,7 @@
 import { SOAK_TARGET_S } from '../run-options.js';
 import type {
   BenchResults,
+  LoadResult,
   SlowBaselines,
   SoakResult,
   TargetCheck,
@@ -55,6 +56,7 @@ const METRICS: readonly MetricDef[] = [
   metric('chat p99 ms, 64 conn', 2, (t) => t.json64?.p99Ms),
   metric('chat CPU us/request', 0, (t) => t.json64?.proxyCpuUsPerRequest, false),
   metric('chat database CPU us/request', 0, (t) => t.json64?.databaseCpuUsPerRequest, false),
+  metric('chat balancer CPU us/request', 0, (t) => t.json64?.balancerCpuUsPerRequest, false),
   metric('chat loop delay p99 ms', 1, (t) => t.json64?.proxyLoopDelay?.p99Ms, false),
   metric('chat settle backlog s', 2, (t) => t.json64?.backlogS, false),
   metric('chat p50 ms, 1 conn', 3, (t) => t.json1?.p50Ms),
@@ -63,6 +65,7 @@ const METRICS: readonly MetricDef[] = [
   metric('stream chunks/s, 64 conn', 0, (t) => t.stream64?.chunksPerSec),
   metric('stream CPU us/request', 0, (t) => t.stream64?.proxyCpuUsPerRequest, false),
   metric('stream database CPU us/request', 0, (t) => t.stream64?.databaseCpuUsPerRequest, false),
+  metric('stream balancer CPU us/request', 0, (t) => t.stream64?.balancerCpuUsPerRequest, false),
   metric('stream loop delay p99 ms', 1, (t) => t.stream64?.proxyLoopDelay?.p99Ms, false),
   metric('stream settle backlog s', 2, (t) => t.stream64?.backlogS, false),
   metric('stream TTFB p50 ms, 1 conn', 3, (t) => t.ttfb?.p50Ms),
@@ -104,7 +107,9 @@ export function comparisonTable(v: VariantResult, slow?: SlowBaselines): string 
   ];
   const other = v.compare;
   if (other) headers.push(`gateway (${v.variant}${on(other.node)})`, 'gw2/bare', 'gw2/gw');
-  const rows = METRICS.map((m) => {
+  // A balancer's rows belong to the variants that have one.
+  const metrics = METRICS.filter((m) => !m.label.includes('balancer') || m.pick(gateway) !== undefined);
+  const rows = metrics.map((m) => {
     const d = m.direct ? m.pick(direct) : undefined;
     const b = m.pick(bare);
     const g = m.pick(gateway);
@@ -149,7 +154,11 @@ const hasFigures = (t: TargetResult) => Object.keys(t).length > 0;
  * measured without direct calls (the short server plan) is compared with `directReference`, the
  * direct calls of the same run's SQLite rounds: they never touch the database.
  */
-export function evaluateTargets(v: VariantResult, directReference?: TargetResult): TargetCheck[] {
+export function evaluateTargets(
+  v: VariantResult,
+  directReference?: TargetResult,
+  oneNode?: VariantResult,
+): TargetCheck[] {
   const { bare, gateway } = v;
   const direct = hasFigures(v.direct) ? v.direct : (directReference ?? v.direct);
   const checks: TargetCheck[] = [];
@@ -197,6 +206,26 @@ export function evaluateTargets(v: VariantResult, directReference?: TargetResult
     `>= ${floor.toFixed(2)}`,
     (x) => x >= floor,
   );
+  if (v.variant === 'postgres+redis-2nodes') {
+    // Two nodes must not cost more per request than one: the gateways and the database together
+    // (Redis counts with the database; the balancer in front is the test's, not the gateway's).
+    const perRequest = (r: LoadResult | undefined) =>
+      r?.proxyCpuUsPerRequest === undefined
+        ? undefined
+        : r.proxyCpuUsPerRequest + (r.databaseCpuUsPerRequest ?? 0);
+    const missing = oneNode ? undefined : 'one node (postgres+redis) not run';
+    for (const [phase, pick] of [
+      ['chat', (t: TargetResult) => t.json64],
+      ['stream', (t: TargetResult) => t.stream64],
+    ] as const)
+      add(
+        `gateways + database CPU per ${phase} request vs one node`,
+        oneNode ? ratio(perRequest(pick(gateway)), perRequest(pick(oneNode.gateway))) : undefined,
+        '<= 1.00',
+        (x) => x <= 1,
+        missing,
+      );
+  }
   // Memory with 1000 streams means something only if the 1000 streams were all being served.
   const streams = gateway.slow?.streams ?? 0;
   const noSlowPhase = v.plan?.slowStreamPhase === false ? 'not run in the short server plan' : undefined;

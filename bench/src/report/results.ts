@@ -29,6 +29,8 @@ export interface LoadResult {
    * includes whatever else used that server during the round).
    */
   databaseCpuUsPerRequest?: number;
+  /** CPU of the load balancer in front of several gateways per request (not in `proxyCpuUsPerRequest`). */
+  balancerCpuUsPerRequest?: number;
   /**
    * Seconds after the run ended until every request was settled in the database (gateway only):
    * work the gateway deferred past its replies, which a longer run would pile up.
