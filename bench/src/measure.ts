@@ -66,7 +66,7 @@ async function loadRound(ctx: MeasureContext, t: ChatTarget, body: string): Prom
   const ticks = () => (t.proc?.cpuTicks() ?? 0) + (t.extraProcs ?? []).reduce((n, p) => n + p.cpuTicks(), 0);
   const before = t.proc ? ticks() : undefined;
   const dbBefore = t.databaseTicks?.();
-  const balancerBefore = t.balancer?.cpuTicks();
+  const balancerBefore = t.balancer?.treeCpuTicks();
   const r = await loadRun(ctx, t, body, o.connections, o.roundS);
   if (t.drain) r.backlogS = await drain(t);
   if (!t.proc || before === undefined || r.requests === 0) return r;
@@ -77,7 +77,7 @@ async function loadRound(ctx: MeasureContext, t: ChatTarget, body: string): Prom
   const balancerUs =
     balancerBefore === undefined
       ? undefined
-      : ((t.balancer!.cpuTicks() - balancerBefore) / TICKS_PER_SECOND) * 1e6;
+      : ((t.balancer!.treeCpuTicks() - balancerBefore) / TICKS_PER_SECOND) * 1e6;
   const loop = await readLoopStats(t.proc);
   return {
     ...r,

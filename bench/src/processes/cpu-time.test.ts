@@ -1,5 +1,6 @@
+import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { othersShare, parsePidStat, parseProcStat } from './cpu-time.js';
+import { othersShare, parsePidStat, parseProcStat, processTicks, processTreeTicks } from './cpu-time.js';
 
 describe('parseProcStat', () => {
   it('counts idle and iowait as not busy, and ignores the per-CPU lines', () => {
@@ -31,5 +32,20 @@ describe('othersShare', () => {
   it('never goes below zero (tick rounding)', () => {
     const before = { machine: { busy: 0, total: 0 }, own: 0 };
     expect(othersShare(before, { machine: { busy: 10, total: 100 }, own: 12 })).toBe(0);
+  });
+});
+
+describe('processTreeTicks', () => {
+  it('counts the CPU of the processes a process started, as nginx its workers', async () => {
+    // A shell that starts a busy child and waits: its own ticks stay near zero.
+    const busy = `const t = Date.now(); while (Date.now() - t < 500); setTimeout(() => {}, 3000);`;
+    const shell = spawn('sh', ['-c', `"${process.execPath}" -e '${busy}' & wait`], { stdio: 'ignore', detached: true });
+    try {
+      await new Promise((r) => setTimeout(r, 900));
+      expect(processTicks(shell.pid!)).toBeLessThan(10);
+      expect(processTreeTicks(shell.pid!)).toBeGreaterThanOrEqual(30);
+    } finally {
+      process.kill(-shell.pid!, 'SIGKILL'); // the shell and its child
+    }
   });
 });

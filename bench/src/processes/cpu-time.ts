@@ -70,3 +70,21 @@ export function othersShare(
   const others = after.machine.busy - before.machine.busy - (after.own - before.own);
   return Math.max(0, others / total);
 }
+
+/** `processTicks` of `pid` and of every process below it (nginx's master and its workers). */
+export function processTreeTicks(pid: number): number {
+  let ticks = 0;
+  const pending = [pid];
+  while (pending.length > 0) {
+    const next = pending.pop()!;
+    try {
+      ticks += processTicks(next);
+      for (const task of readdirSync(`/proc/${next}/task`))
+        for (const child of readFileSync(`/proc/${next}/task/${task}/children`, 'utf8').split(' '))
+          if (child.trim() !== '') pending.push(Number(child));
+    } catch {
+      // The process ended between the listing and the read.
+    }
+  }
+  return ticks;
+}

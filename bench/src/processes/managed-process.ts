@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { processTicks } from './cpu-time.js';
+import { processTicks, processTreeTicks } from './cpu-time.js';
 
 // Child processes of the benchmark (upstreams, proxies, the gateway): started with their output in
 // a log file, stopped by their own pid, measured through /proc.
@@ -101,6 +101,11 @@ export class ManagedProcess {
   /** CPU time used so far (user + system), in clock ticks. */
   cpuTicks(): number {
     return processTicks(this.pid);
+  }
+
+  /** CPU time of this process and of the processes it started (nginx's workers), in clock ticks. */
+  treeCpuTicks(): number {
+    return processTreeTicks(this.pid);
   }
 
   logTail(lines = 20): string {
