@@ -1,7 +1,7 @@
 import { sql, type Transaction } from 'kysely';
 import type { Database } from '../../db/create-db.js';
 import { isUniqueViolation } from '../../db/dialect.js';
-import { returnLeaseRows } from '../../db/queries/quota-leases.js';
+import { liveLeaseRows, returnLeaseRows } from '../../db/queries/quota-leases.js';
 import type { Tables } from '../../db/tables.js';
 import { isTransient } from '../kysely-ledger/write-batcher.js';
 import type { ReserveRequest } from '../ledger/ledger.js';
@@ -308,12 +308,7 @@ export class QuotaLeases {
     which: { own: true } | { expiredBefore: number } | { ids: readonly string[] },
     limit: number,
   ): Promise<number> {
-    let query = trx
-      .selectFrom('quota_leases')
-      .select(['id', 'user_id', 'token_id', 'token_limited', 'amount'])
-      .where('returned', '=', 0)
-      .orderBy('id')
-      .limit(limit);
+    let query = liveLeaseRows(trx).limit(limit);
     if ('own' in which) query = query.where('node_id', '=', this.nodeId);
     else if ('expiredBefore' in which) query = query.where('expires_at', '<', which.expiredBefore);
     else {

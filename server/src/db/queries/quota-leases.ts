@@ -42,6 +42,15 @@ export interface LeaseRow {
   amount: number | string;
 }
 
+/** Live lease rows, what giving them back needs of each, in the order they are locked. */
+export function liveLeaseRows(trx: Transaction<Tables>) {
+  return trx
+    .selectFrom('quota_leases')
+    .select(['id', 'user_id', 'token_id', 'token_limited', 'amount'])
+    .where('returned', '=', 0)
+    .orderBy('id');
+}
+
 /**
  * Gives back lease rows locked by the caller: what each still holds goes back to its user and, for a
  * limited token, to the token; the rows are marked returned. A node that settles against a returned
@@ -89,11 +98,7 @@ export async function returnLeasesOf(
   owner: { userId: number } | { tokenId: number },
   lock: boolean,
 ): Promise<void> {
-  let query = trx
-    .selectFrom('quota_leases')
-    .select(['id', 'user_id', 'token_id', 'token_limited', 'amount'])
-    .where('returned', '=', 0)
-    .orderBy('id');
+  let query = liveLeaseRows(trx);
   query =
     'userId' in owner
       ? query.where('user_id', '=', owner.userId)

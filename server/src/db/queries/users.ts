@@ -1,8 +1,8 @@
 import { UserStatus } from '@switchyard/domain';
-import type { Expression, SqlBool } from 'kysely';
+import type { Expression, Kysely, SqlBool } from 'kysely';
 import type { Database } from '../create-db.js';
 import { insertReturningId, toNumber } from '../dialect.js';
-import type { NewUser, UserPatch, UserRow } from '../tables.js';
+import type { NewUser, Tables, UserPatch, UserRow } from '../tables.js';
 import { type ListRequest, likeInsensitive, prefixPattern } from './channels.js';
 import type { NewLog } from './logs.js';
 import { leasedToUser, returnLeasesOf, userSeen } from './quota-leases.js';
@@ -166,15 +166,16 @@ export function usersQueries({ db, dialect }: Database) {
       return insertReturningId(dialect, db.insertInto('users').values(user));
     },
     async update(id: number, patch: UserPatch): Promise<void> {
+      const write = (to: Kysely<Tables>) =>
+        to.updateTable('users').set(patch).where('id', '=', id).where('deleted_at', 'is', null).execute();
+      if (patch.quota === undefined) {
+        await write(db);
+        return;
+      }
       await db.transaction().execute(async (trx) => {
         // A balance set outright is the whole balance once the user's leases are back.
-        if (patch.quota !== undefined) await returnLeasesOf(trx, { userId: id }, dialect !== 'sqlite');
-        await trx
-          .updateTable('users')
-          .set(patch)
-          .where('id', '=', id)
-          .where('deleted_at', 'is', null)
-          .execute();
+        await returnLeasesOf(trx, { userId: id }, dialect !== 'sqlite');
+        await write(trx);
       });
     },
     /**
