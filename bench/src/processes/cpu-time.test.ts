@@ -39,7 +39,10 @@ describe('processTreeTicks', () => {
   it('counts the CPU of the processes a process started, as nginx its workers', async () => {
     // A shell that starts a busy child and waits: its own ticks stay near zero.
     const busy = `const t = Date.now(); while (Date.now() - t < 500); setTimeout(() => {}, 3000);`;
-    const shell = spawn('sh', ['-c', `"${process.execPath}" -e '${busy}' & wait`], { stdio: 'ignore', detached: true });
+    const shell = spawn('sh', ['-c', `"${process.execPath}" -e '${busy}' & wait`], {
+      stdio: 'ignore',
+      detached: true,
+    });
     try {
       await new Promise((r) => setTimeout(r, 900));
       expect(processTicks(shell.pid!)).toBeLessThan(10);
