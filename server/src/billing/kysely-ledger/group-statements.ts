@@ -1,8 +1,11 @@
+import { TokenStatus } from '@switchyard/domain';
 import { CompiledQuery, type Transaction } from 'kysely';
+import type { Database } from '../../db/create-db.js';
 import type { DialectName } from '../../db/dialect.js';
 import { copyRow } from '../../db/pg-copy.js';
 import type { Tables } from '../../db/tables.js';
 import type { ConsumeLog } from '../ledger/consume-log.js';
+import type { SettlementPlan } from '../ledger/settlement-plan.js';
 
 // A settlement group's statements are written as text here rather than built as Kysely query trees:
 // on PostgreSQL building and compiling those trees (a node per value, frozen) took a sixth of the
@@ -210,4 +213,43 @@ export class GroupStatements {
     }
     if (this.copy) await trx.executeQuery(CompiledQuery.raw(this.copy.sql, [this.copy.data]));
   }
+}
+
+/**
+ * The balance and counter updates of a plan: one UPDATE per table (users, then tokens, channels,
+ * leases: the order every node locks in, so two nodes never deadlock on them), whatever the number
+ * of rows.
+ */
+export function planStatements(out: GroupStatements, plan: SettlementPlan): void {
+  out.update('users', plan.users, [
+    { column: 'quota', op: '+', amount: (u) => u.quota },
+    { column: 'used_quota', op: '+', amount: (u) => u.used },
+    { column: 'request_count', op: '+', amount: (u) => u.requests },
+  ]);
+  out.update(
+    'tokens',
+    plan.tokens,
+    [
+      { column: 'remain_quota', op: '+', amount: (t) => t.remain },
+      { column: 'used_quota', op: '+', amount: (t) => t.used },
+    ],
+    {
+      ids: plan.tokens.filter((t) => t.exhausted).map((t) => t.id),
+      enabled: TokenStatus.Enabled,
+      exhaustedStatus: TokenStatus.Exhausted,
+    },
+  );
+  out.update('channels', plan.channels, [{ column: 'used_quota', op: '+', amount: (c) => c.used }]);
+  out.update('quota_leases', plan.leases, [{ column: 'amount', op: '-', amount: (l) => l.used }]);
+}
+
+/** Writes a plan's updates in `trx`: releases, and reserves or leases given back. */
+export async function applyPlan(
+  trx: Transaction<Tables>,
+  database: Pick<Database, 'dialect' | 'quoteLiteral'>,
+  plan: SettlementPlan,
+): Promise<void> {
+  const out = new GroupStatements(database.dialect, database.quoteLiteral);
+  planStatements(out, plan);
+  await out.run(trx);
 }

@@ -17,7 +17,7 @@ import {
   type SettlementPlan,
 } from '../ledger/settlement-plan.js';
 import type { HeldQuota, SettledAmounts } from '../sqlite-ledger/sqlite-ledger-core.js';
-import { type GroupLogRow, GroupStatements } from './group-statements.js';
+import { applyPlan, type GroupLogRow, GroupStatements, planStatements } from './group-statements.js';
 import { SettlementQueue } from './settlement-queue.js';
 import { isTransient, type WriteBatcher, WriteBatcherClosedError } from './write-batcher.js';
 
@@ -343,7 +343,7 @@ export class KyselyLedgerStore implements LedgerStore {
         const rows = await query.execute();
         found = rows.length;
         if (rows.length === 0) return;
-        await this.applyPlan(trx, planSettlements(rows.map(givenBack)));
+        await applyPlan(trx, this.database, planSettlements(rows.map(givenBack)));
         await trx
           .updateTable('reserves')
           .set({ returned: 1 })
@@ -610,7 +610,7 @@ export class KyselyLedgerStore implements LedgerStore {
     const balances = planned.some(needsRoom) ? await this.lockBalances(trx, live) : undefined;
     const plan = planSettlements(planned, balances);
     const writes = this.statements();
-    this.planStatements(writes, plan);
+    planStatements(writes, plan);
     // The highest journal number of the group's settlements that have no reserve row.
     let mark = 0;
     for (const item of items) if (item.mark !== undefined && item.mark > mark) mark = item.mark;
@@ -674,40 +674,6 @@ export class KyselyLedgerStore implements LedgerStore {
   /** The group's statements for this engine: on PostgreSQL sent together, in one message. */
   private statements(): GroupStatements {
     return new GroupStatements(this.database.dialect, this.database.quoteLiteral);
-  }
-
-  /**
-   * The balance and counter updates of a plan: one UPDATE per table (users, then tokens, channels,
-   * leases: the order every node locks in, so two nodes never deadlock on them), each row's
-   * amounts picked by a CASE on its id, whatever the number of rows.
-   */
-  private planStatements(out: GroupStatements, plan: SettlementPlan): void {
-    out.update('users', plan.users, [
-      { column: 'quota', op: '+', amount: (u) => u.quota },
-      { column: 'used_quota', op: '+', amount: (u) => u.used },
-      { column: 'request_count', op: '+', amount: (u) => u.requests },
-    ]);
-    out.update(
-      'tokens',
-      plan.tokens,
-      [
-        { column: 'remain_quota', op: '+', amount: (t) => t.remain },
-        { column: 'used_quota', op: '+', amount: (t) => t.used },
-      ],
-      {
-        ids: plan.tokens.filter((t) => t.exhausted).map((t) => t.id),
-        enabled: TokenStatus.Enabled,
-        exhaustedStatus: TokenStatus.Exhausted,
-      },
-    );
-    out.update('channels', plan.channels, [{ column: 'used_quota', op: '+', amount: (c) => c.used }]);
-    out.update('quota_leases', plan.leases, [{ column: 'amount', op: '-', amount: (l) => l.used }]);
-  }
-
-  private async applyPlan(trx: Transaction<Tables>, plan: SettlementPlan): Promise<void> {
-    const out = this.statements();
-    this.planStatements(out, plan);
-    await out.run(trx);
   }
 
   /**

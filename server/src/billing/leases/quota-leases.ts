@@ -1,10 +1,11 @@
 import { sql, type Transaction } from 'kysely';
 import type { Database } from '../../db/create-db.js';
 import { isUniqueViolation } from '../../db/dialect.js';
-import { liveLeaseRows, returnLeaseRows } from '../../db/queries/quota-leases.js';
 import type { Tables } from '../../db/tables.js';
+import { applyPlan } from '../kysely-ledger/group-statements.js';
 import { isTransient } from '../kysely-ledger/write-batcher.js';
 import type { ReserveRequest } from '../ledger/ledger.js';
+import { givenBack, planSettlements } from '../ledger/settlement-plan.js';
 
 // A node's local budgets: slices of users' and tokens' balances moved into `quota_leases` rows
 // (migration 0011) so a call reserves in memory, with no database round trip on its path.
@@ -318,7 +319,56 @@ export class QuotaLeases {
     if (this.database.dialect !== 'sqlite') query = query.forUpdate();
     const rows = await query.execute();
     if (rows.length === 0) return 0;
-    await returnLeaseRows(trx, rows);
+    await returnLeaseRows(trx, this.database, rows);
     return rows.length;
   }
+}
+
+/** Live lease rows, what giving them back needs of each, in the order they are locked. */
+function liveLeaseRows(trx: Transaction<Tables>) {
+  return trx
+    .selectFrom('quota_leases')
+    .select(['id', 'user_id', 'token_id', 'token_limited', 'amount'])
+    .where('returned', '=', 0)
+    .orderBy('id');
+}
+
+type LeaseRow = Awaited<ReturnType<ReturnType<typeof liveLeaseRows>['execute']>>[number];
+
+/**
+ * Gives back lease rows locked by the caller: what each still holds goes back to its user and, for a
+ * limited token, to the token (one UPDATE per table, as settlements write them); the rows are
+ * marked returned. A node that settles against a returned lease charges the balances instead.
+ */
+async function returnLeaseRows(
+  trx: Transaction<Tables>,
+  database: Pick<Database, 'dialect' | 'quoteLiteral'>,
+  rows: readonly LeaseRow[],
+): Promise<void> {
+  if (rows.length === 0) return;
+  await applyPlan(trx, database, planSettlements(rows.map(givenBack)));
+  await trx
+    .updateTable('quota_leases')
+    .set({ returned: 1 })
+    .where(
+      'id',
+      'in',
+      rows.map((r) => r.id),
+    )
+    .execute();
+}
+
+/**
+ * Gives back, in `trx`, every live lease of a user, or of one of the user's tokens (whatever node
+ * took it), so that the column is the whole balance before a write that names it outright.
+ */
+export async function returnLeasesOf(
+  trx: Transaction<Tables>,
+  database: Pick<Database, 'dialect' | 'quoteLiteral'>,
+  owner: { userId: number; tokenId?: number },
+): Promise<void> {
+  let query = liveLeaseRows(trx).where('user_id', '=', owner.userId);
+  if (owner.tokenId !== undefined) query = query.where('token_id', '=', owner.tokenId);
+  if (database.dialect !== 'sqlite') query = query.forUpdate();
+  await returnLeaseRows(trx, database, await query.execute());
 }

@@ -1,10 +1,11 @@
 import { NEVER_EXPIRES, TokenStatus } from '@switchyard/domain';
 import type { Insertable, Selectable, Updateable } from 'kysely';
+import { returnLeasesOf } from '../../billing/leases/quota-leases.js';
 import type { Database } from '../create-db.js';
 import { insertReturningId, toNumber } from '../dialect.js';
 import type { TokensTable } from '../tables.js';
 import { type ListRequest, likeInsensitive, prefixPattern } from './channels.js';
-import { leasedToToken, returnLeasesOf, tokenSeen } from './quota-leases.js';
+import { leasedToToken, tokenSeen } from './quota-leases.js';
 
 export type TokenRow = Selectable<TokensTable>;
 export type NewToken = Insertable<TokensTable>;
@@ -41,7 +42,8 @@ export const TOKEN_ORDERABLE = [
 ] as const;
 export type TokenOrderColumn = (typeof TOKEN_ORDERABLE)[number];
 
-export function tokensQueries({ db, dialect }: Database) {
+export function tokensQueries(database: Database) {
+  const { db, dialect } = database;
   const live = () => db.selectFrom('tokens').where('deleted_at', 'is', null);
 
   // Every list is one user's tokens, so the (user_id, deleted_at) index bounds the work.
@@ -110,16 +112,9 @@ export function tokensQueries({ db, dialect }: Database) {
     async updateForUser(id: number, userId: number, patch: TokenPatch): Promise<boolean> {
       const result = await db.transaction().execute(async (trx) => {
         // A new limit is the whole of what is left once the token's leases are back.
-        if (patch.remain_quota !== undefined || patch.unlimited_quota !== undefined) {
-          const own = await trx
-            .selectFrom('tokens')
-            .select('id')
-            .where('id', '=', id)
-            .where('user_id', '=', userId)
-            .where('deleted_at', 'is', null)
-            .executeTakeFirst();
-          if (own) await returnLeasesOf(trx, { tokenId: id }, dialect !== 'sqlite');
-        }
+        // Only the caller's own token's: a lease row names its token's user.
+        if (patch.remain_quota !== undefined || patch.unlimited_quota !== undefined)
+          await returnLeasesOf(trx, database, { userId, tokenId: id });
         return trx
           .updateTable('tokens')
           .set(patch)

@@ -1,11 +1,12 @@
 import { UserStatus } from '@switchyard/domain';
 import type { Expression, Kysely, SqlBool } from 'kysely';
+import { returnLeasesOf } from '../../billing/leases/quota-leases.js';
 import type { Database } from '../create-db.js';
 import { insertReturningId, toNumber } from '../dialect.js';
 import type { NewUser, Tables, UserPatch, UserRow } from '../tables.js';
 import { type ListRequest, likeInsensitive, prefixPattern } from './channels.js';
 import type { NewLog } from './logs.js';
-import { leasedToUser, returnLeasesOf, userSeen } from './quota-leases.js';
+import { leasedToUser, userSeen } from './quota-leases.js';
 
 export type UsersQueries = ReturnType<typeof usersQueries>;
 
@@ -87,7 +88,8 @@ export function newUserRow(
   };
 }
 
-export function usersQueries({ db, dialect }: Database) {
+export function usersQueries(database: Database) {
+  const { db, dialect } = database;
   const live = () => db.selectFrom('users').selectAll().select(leasedToUser).where('deleted_at', 'is', null);
   const seen = (row: (UserRow & { leased_quota: number }) | undefined): UserRow | undefined =>
     row && userSeen(row);
@@ -174,7 +176,7 @@ export function usersQueries({ db, dialect }: Database) {
       }
       await db.transaction().execute(async (trx) => {
         // A balance set outright is the whole balance once the user's leases are back.
-        await returnLeasesOf(trx, { userId: id }, dialect !== 'sqlite');
+        await returnLeasesOf(trx, database, { userId: id });
         await write(trx);
       });
     },
@@ -255,7 +257,7 @@ export function usersQueries({ db, dialect }: Database) {
     async adjustQuota(id: number, delta: number, log: (balance: number) => NewLog): Promise<QuotaAdjustment> {
       return db.transaction().execute(async (trx): Promise<QuotaAdjustment> => {
         // The whole balance is in the column once the user's leases are back (nodes take new ones).
-        await returnLeasesOf(trx, { userId: id }, dialect !== 'sqlite');
+        await returnLeasesOf(trx, database, { userId: id });
         let update = trx
           .updateTable('users')
           .set((eb) => ({ quota: eb('quota', '+', delta) }))
