@@ -71,19 +71,18 @@ async function loadRound(ctx: MeasureContext, t: ChatTarget, body: string): Prom
   if (t.drain) r.backlogS = await drain(t);
   if (!t.proc || before === undefined || r.requests === 0) return r;
   // The CPU is read after the drain: settling is part of what a request costs.
-  const cpuUs = ((ticks() - before) / TICKS_PER_SECOND) * 1e6;
-  const dbUs =
-    dbBefore === undefined ? undefined : ((t.databaseTicks!() - dbBefore) / TICKS_PER_SECOND) * 1e6;
-  const balancerUs =
-    balancerBefore === undefined
-      ? undefined
-      : ((t.balancer!.treeCpuTicks() - balancerBefore) / TICKS_PER_SECOND) * 1e6;
+  const usPerRequest = (from: number, to: number) =>
+    round(((to - from) / TICKS_PER_SECOND / r.requests) * 1e6, 0);
   const loop = await readLoopStats(t.proc);
   return {
     ...r,
-    proxyCpuUsPerRequest: round(cpuUs / r.requests, 0),
-    ...(dbUs === undefined ? {} : { databaseCpuUsPerRequest: round(dbUs / r.requests, 0) }),
-    ...(balancerUs === undefined ? {} : { balancerCpuUsPerRequest: round(balancerUs / r.requests, 0) }),
+    proxyCpuUsPerRequest: usPerRequest(before, ticks()),
+    ...(dbBefore === undefined
+      ? {}
+      : { databaseCpuUsPerRequest: usPerRequest(dbBefore, t.databaseTicks!()) }),
+    ...(balancerBefore === undefined
+      ? {}
+      : { balancerCpuUsPerRequest: usPerRequest(balancerBefore, t.balancer!.treeCpuTicks()) }),
     proxyLoopDelay: { p50Ms: round(loop.p50Ms, 2), p99Ms: round(loop.p99Ms, 2), maxMs: round(loop.maxMs, 2) },
   };
 }

@@ -339,11 +339,12 @@ for (const target of engineTargets()) {
         // With quota leases a call needs no connection of its own: the node may hold none at the
         // moment, until its next group commit opens one. Ended as soon as there are some (5 s at most).
         const endSessions = async () => {
-          let n = 0;
-          for (const until = Date.now() + 5000; n === 0 && Date.now() < until; )
-            n = await endOwnSessions(target.engine, target.serverUrl!, own, appName).then((ended) =>
-              ended > 0 ? ended : new Promise<number>((r) => setTimeout(() => r(0), 20)),
-            );
+          const until = Date.now() + 5000;
+          let n = await endOwnSessions(target.engine, target.serverUrl!, own, appName);
+          while (n === 0 && Date.now() < until) {
+            await new Promise((r) => setTimeout(r, 20));
+            n = await endOwnSessions(target.engine, target.serverUrl!, own, appName);
+          }
           killed.push(n);
         };
         const load = startLoad(node.origin, key, (count) => {

@@ -41,6 +41,8 @@ interface MetricDef {
   pick: (t: TargetResult) => number | undefined;
   /** Whether a direct call has this figure (memory and loop delay belong to a proxy process). */
   direct: boolean;
+  /** A row only where the gateway has the figure (the balancer in front of two nodes). */
+  optional?: boolean;
 }
 
 const metric = (label: string, decimals: number, pick: MetricDef['pick'], direct = true): MetricDef => ({
@@ -56,7 +58,10 @@ const METRICS: readonly MetricDef[] = [
   metric('chat p99 ms, 64 conn', 2, (t) => t.json64?.p99Ms),
   metric('chat CPU us/request', 0, (t) => t.json64?.proxyCpuUsPerRequest, false),
   metric('chat database CPU us/request', 0, (t) => t.json64?.databaseCpuUsPerRequest, false),
-  metric('chat balancer CPU us/request', 0, (t) => t.json64?.balancerCpuUsPerRequest, false),
+  {
+    ...metric('chat balancer CPU us/request', 0, (t) => t.json64?.balancerCpuUsPerRequest, false),
+    optional: true,
+  },
   metric('chat loop delay p99 ms', 1, (t) => t.json64?.proxyLoopDelay?.p99Ms, false),
   metric('chat settle backlog s', 2, (t) => t.json64?.backlogS, false),
   metric('chat p50 ms, 1 conn', 3, (t) => t.json1?.p50Ms),
@@ -65,7 +70,10 @@ const METRICS: readonly MetricDef[] = [
   metric('stream chunks/s, 64 conn', 0, (t) => t.stream64?.chunksPerSec),
   metric('stream CPU us/request', 0, (t) => t.stream64?.proxyCpuUsPerRequest, false),
   metric('stream database CPU us/request', 0, (t) => t.stream64?.databaseCpuUsPerRequest, false),
-  metric('stream balancer CPU us/request', 0, (t) => t.stream64?.balancerCpuUsPerRequest, false),
+  {
+    ...metric('stream balancer CPU us/request', 0, (t) => t.stream64?.balancerCpuUsPerRequest, false),
+    optional: true,
+  },
   metric('stream loop delay p99 ms', 1, (t) => t.stream64?.proxyLoopDelay?.p99Ms, false),
   metric('stream settle backlog s', 2, (t) => t.stream64?.backlogS, false),
   metric('stream TTFB p50 ms, 1 conn', 3, (t) => t.ttfb?.p50Ms),
@@ -107,8 +115,7 @@ export function comparisonTable(v: VariantResult, slow?: SlowBaselines): string 
   ];
   const other = v.compare;
   if (other) headers.push(`gateway (${v.variant}${on(other.node)})`, 'gw2/bare', 'gw2/gw');
-  // A balancer's rows belong to the variants that have one.
-  const metrics = METRICS.filter((m) => !m.label.includes('balancer') || m.pick(gateway) !== undefined);
+  const metrics = METRICS.filter((m) => !m.optional || m.pick(gateway) !== undefined);
   const rows = metrics.map((m) => {
     const d = m.direct ? m.pick(direct) : undefined;
     const b = m.pick(bare);
