@@ -37,16 +37,17 @@ describe('othersShare', () => {
 
 describe('processTreeTicks', () => {
   it('counts the CPU of the processes a process started, as nginx its workers', async () => {
-    // A shell that starts a busy child and waits: its own ticks stay near zero.
-    const busy = `const t = Date.now(); while (Date.now() - t < 500); setTimeout(() => {}, 3000);`;
-    const shell = spawn('sh', ['-c', `"${process.execPath}" -e '${busy}' & wait`], {
-      stdio: 'ignore',
+    // A shell that starts a child and waits: the child spends 0.4 s of CPU (however long that takes
+    // on a busy machine), says so, and idles; the shell's own ticks stay near zero.
+    const busy = `while (process.cpuUsage().user < 400000); console.log('spent'); setTimeout(() => {}, 10000);`;
+    const shell = spawn('sh', ['-c', `"${process.execPath}" -e "${busy}" & wait`], {
+      stdio: ['ignore', 'pipe', 'ignore'],
       detached: true,
     });
     try {
-      await new Promise((r) => setTimeout(r, 900));
+      await new Promise<void>((resolve) => shell.stdout!.on('data', () => resolve()));
       expect(processTicks(shell.pid!)).toBeLessThan(10);
-      expect(processTreeTicks(shell.pid!)).toBeGreaterThanOrEqual(30);
+      expect(processTreeTicks(shell.pid!)).toBeGreaterThanOrEqual(40);
     } finally {
       process.kill(-shell.pid!, 'SIGKILL'); // the shell and its child
     }
