@@ -79,9 +79,8 @@ const envSchema = z.object({
     .max(30 * 86_400)
     .default(86_400),
   // Quota a node moves from a balance into a lease it reserves against in memory (PostgreSQL,
-  // MySQL); 0 sends every reserve to the database. Off until a leased settlement whose COMMIT
-  // answer is lost (the connection cut at that moment) cannot be written twice.
-  QUOTA_LEASE_SLICE: z.coerce.number().int('must be a whole number').min(0).default(0),
+  // MySQL; a SQLite file holds reserves in memory anyway); 0 sends every reserve to the database.
+  QUOTA_LEASE_SLICE: z.coerce.number().int('must be a whole number').min(0).default(500_000),
   LANGUAGE: z.enum(['zh_CN', 'zh_HK', 'en_US', 'ja_JP']).default('zh_CN'),
   API_RATE_LIMIT: z.coerce.number().int('must be a whole number').min(0).default(300),
   CRITICAL_RATE_LIMIT: z.coerce.number().int('must be a whole number').min(0).default(20),

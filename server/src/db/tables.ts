@@ -329,10 +329,22 @@ export interface QuotaLeasesTable {
   returned: number;
 }
 
-/** Per node, the highest journal number of a settlement charged against a lease; migration 0011. */
+/**
+ * Per node, the highest journal number of a settlement charged against a lease; migration 0011.
+ * No longer written: read when a journal an older version left is replayed.
+ */
 export interface LedgerMarksTable {
   node_id: string;
   seq: number;
+}
+
+/** Per settlement group, the journal numbers of its settlements without a reserve row; migration 0016. */
+export interface LedgerSettledTable {
+  node_id: string;
+  lo: number;
+  hi: number;
+  /** Ranges, `4-9,12`. */
+  seqs: string;
 }
 
 /** A settlement the database refused, kept for an administrator; migration 0007. */
@@ -392,6 +404,7 @@ export interface Tables {
   reserves: ReservesTable;
   quota_leases: QuotaLeasesTable;
   ledger_marks: LedgerMarksTable;
+  ledger_settled: LedgerSettledTable;
   settlement_dead_letters: SettlementDeadLettersTable;
   users: UsersTable;
   sessions: SessionsTable;

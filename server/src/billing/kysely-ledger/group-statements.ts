@@ -6,6 +6,7 @@ import { copyRow } from '../../db/pg-copy.js';
 import type { Tables } from '../../db/tables.js';
 import type { ConsumeLog } from '../ledger/consume-log.js';
 import type { SettlementPlan } from '../ledger/settlement-plan.js';
+import { encodeSeqs } from './settled-marks.js';
 
 // A settlement group's statements are written as text here rather than built as Kysely query trees:
 // on PostgreSQL building and compiling those trees (a node per value, frozen) took a sixth of the
@@ -162,18 +163,19 @@ export class GroupStatements {
     );
   }
 
-  /** Keeps the highest journal number of a node's settlements without a reserve row. */
-  journalMark(nodeId: string, seq: number): void {
-    const node = this.value(nodeId);
-    const number = this.id(seq);
-    const head = `insert into ${this.name('ledger_marks')} (${this.name('node_id')}, ${this.name('seq')}) values (${node}, ${number})`;
-    if (this.dialect === 'mysql')
-      this.add(`${head} on duplicate key update seq = greatest(seq, values(seq))`);
-    else
-      this.add(
-        `${head} on conflict (${this.name('node_id')}) do update set ${this.name('seq')} = ` +
-          `${this.dialect === 'postgres' ? 'greatest' : 'max'}(${this.name('ledger_marks')}.${this.name('seq')}, excluded.${this.name('seq')})`,
-      );
+  /** Records the journal numbers of a group's settlements without a reserve row (settled-marks.ts). */
+  settled(nodeId: string, seqs: readonly number[]): void {
+    if (seqs.length === 0) return;
+    const values = [
+      this.value(nodeId),
+      this.id(Math.min(...seqs)),
+      this.id(Math.max(...seqs)),
+      this.value(encodeSeqs(seqs)),
+    ];
+    this.add(
+      `insert into ${this.name('ledger_settled')} (${['node_id', 'lo', 'hi', 'seqs'].map((c) => this.name(c)).join(', ')}) ` +
+        `values (${values.join(', ')})`,
+    );
   }
 
   /**

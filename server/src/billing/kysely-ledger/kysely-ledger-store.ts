@@ -14,10 +14,10 @@ import {
   needsRoom,
   type PlannedSettle,
   planSettlements,
-  type SettlementPlan,
 } from '../ledger/settlement-plan.js';
 import type { HeldQuota, SettledAmounts } from '../sqlite-ledger/sqlite-ledger-core.js';
 import { applyPlan, type GroupLogRow, GroupStatements, planStatements } from './group-statements.js';
+import { settledAmong } from './settled-marks.js';
 import { SettlementQueue } from './settlement-queue.js';
 import { isTransient, type WriteBatcher, WriteBatcherClosedError } from './write-batcher.js';
 
@@ -27,8 +27,13 @@ interface QueuedSettle {
   settle: { finalQuota: number; log: ConsumeLog; recordLog: boolean } | undefined;
   /** The quota lease `held.amount` came from (then `held.ref` is unset: no reserve row). */
   leaseId?: string | undefined;
-  /** The journal number of a settlement that has no reserve row: `ledger_marks` records it. */
+  /** The journal number of a settlement that has no reserve row: `ledger_settled` records it. */
   mark?: number | undefined;
+  /**
+   * What the last run of its group that got past the claims computed: when a COMMIT's answer was
+   * lost and the run after it finds the item made, this is what was charged.
+   */
+  answered?: SettledAmounts | undefined;
 }
 
 /**
@@ -148,6 +153,15 @@ export class KyselyLedgerStore implements LedgerStore {
   readonly leases: QuotaLeases;
   /** The budget of each reservation held locally, until its settlement or release. */
   private readonly leased = new Map<string, Budget>();
+  /**
+   * Journal numbers of settlements without a reserve row handed over and not answered, and of those
+   * left for the next start's replay (the ledger closed, the database stayed away): `ledger_settled`
+   * rows below the lowest are no longer needed.
+   */
+  private readonly openMarks = new Set<number>();
+  /** Those of them whose group ran at least once: a run again first asks `ledger_settled`. */
+  private readonly triedMarks = new Set<number>();
+  private highestMark = 0;
 
   constructor(
     private readonly database: Database,
@@ -208,6 +222,25 @@ export class KyselyLedgerStore implements LedgerStore {
 
   /** The highest journal number of a committed settlement that had no reserve row. */
   async journalMark(): Promise<number> {
+    const settled = await this.database.db
+      .selectFrom('ledger_settled')
+      .select((eb) => eb.fn.max('hi').as('hi'))
+      .where('node_id', '=', this.nodeId)
+      .executeTakeFirst();
+    return Math.max(Number(settled?.hi ?? 0), await this.legacyMark());
+  }
+
+  /** Which of these journal numbers of settlements without a reserve row committed. */
+  async committedAmong(seqs: readonly number[]): Promise<Set<number>> {
+    const found = await settledAmong(this.database.db, this.nodeId, seqs);
+    // A journal an older version left: its lease settlements kept only the highest number.
+    const legacy = await this.legacyMark();
+    for (const n of seqs) if (n <= legacy) found.add(n);
+    return found;
+  }
+
+  /** `ledger_marks`, which versions before `ledger_settled` wrote. */
+  private async legacyMark(): Promise<number> {
     const row = await this.database.db
       .selectFrom('ledger_marks')
       .select('seq')
@@ -256,6 +289,7 @@ export class KyselyLedgerStore implements LedgerStore {
       .where('returned', '=', 0)
       .execute();
     this.leases.renewed(now);
+    await this.forgetSettledMarks();
     await this.forgetReturnedLeases();
     await this.returnLeases({ ids: this.leases.retiredIds() });
     await this.returnReserves('expired');
@@ -266,6 +300,19 @@ export class KyselyLedgerStore implements LedgerStore {
         .where('returned', '=', 1)
         .where('expires_at', '<', now - RETURNED_KEPT_SECONDS)
         .execute();
+  }
+
+  /** Deletes this node's `ledger_settled` rows that no settlement left open can be in. */
+  private async forgetSettledMarks(): Promise<void> {
+    let below = this.highestMark + 1;
+    for (const n of this.openMarks) below = Math.min(below, n);
+    await this.writer.submit(async (trx) => {
+      await trx
+        .deleteFrom('ledger_settled')
+        .where('node_id', '=', this.nodeId)
+        .where('hi', '<', below)
+        .execute();
+    });
   }
 
   /** Stops using this node's leases that were given back elsewhere (a balance written outright). */
@@ -458,8 +505,29 @@ export class KyselyLedgerStore implements LedgerStore {
     journalSeq?: number,
   ): Promise<SettledAmounts> {
     const item: QueuedSettle = { held, settle: { finalQuota, log, recordLog } };
-    if (held.ref?.startsWith(LOCAL_REF)) this.fromLease(item, journalSeq);
-    return this.queue.add(item).catch((err: unknown) => this.refused(err, item));
+    const local = held.ref?.startsWith(LOCAL_REF) ?? false;
+    if (local) this.fromLease(item);
+    const mark = (local || held.ref === undefined) && journalSeq !== undefined ? journalSeq : undefined;
+    if (mark === undefined) return this.queue.add(item).catch((err: unknown) => this.refused(err, item));
+    item.mark = mark;
+    this.openMarks.add(mark);
+    if (mark > this.highestMark) this.highestMark = mark;
+    return this.queue
+      .add(item)
+      .catch((err: unknown) => this.refused(err, item))
+      .then(
+        (amounts) => {
+          this.openMarks.delete(mark);
+          this.triedMarks.delete(mark);
+          return amounts;
+        },
+        (err: unknown) => {
+          this.triedMarks.delete(mark);
+          // Not made, and the journal keeps it for the next start: its row may be needed then.
+          if (!(err instanceof WriteBatcherClosedError || isConnectionLoss(err))) this.openMarks.delete(mark);
+          throw err;
+        },
+      );
   }
 
   /**
@@ -468,7 +536,7 @@ export class KyselyLedgerStore implements LedgerStore {
    * it until the charge commits, so the budget never promises more than the row). Without its
    * budget (a replay after a restart, whose leases went back first) it charges the balances.
    */
-  private fromLease(item: QueuedSettle, journalSeq: number | undefined): void {
+  private fromLease(item: QueuedSettle): void {
     const ref = item.held.ref!;
     const budget = this.leased.get(ref);
     this.leased.delete(ref);
@@ -481,7 +549,6 @@ export class KyselyLedgerStore implements LedgerStore {
       item.leaseId = budget.id;
     }
     item.held = { ...item.held, amount: covered, ref: undefined };
-    item.mark = journalSeq;
   }
 
   /**
@@ -587,11 +654,12 @@ export class KyselyLedgerStore implements LedgerStore {
     items: readonly QueuedSettle[],
   ): Promise<SettledAmounts[]> {
     const claims = await this.claim(trx, items);
+    const made = await this.madeBefore(trx, items);
     const leases = await this.lockLeases(trx, items);
     const live: QueuedSettle[] = [];
     const at: number[] = [];
     items.forEach((item, i) => {
-      const claim = claims(item.held);
+      const claim = item.mark !== undefined && made.has(item.mark) ? Claim.Done : claims(item.held);
       if (claim === Claim.Done) return;
       if (item.leaseId !== undefined && !leases.has(item.leaseId))
         // The lease went back to the balances meanwhile: the whole cost is charged from them.
@@ -611,10 +679,10 @@ export class KyselyLedgerStore implements LedgerStore {
     const plan = planSettlements(planned, balances);
     const writes = this.statements();
     planStatements(writes, plan);
-    // The highest journal number of the group's settlements that have no reserve row.
-    let mark = 0;
-    for (const item of items) if (item.mark !== undefined && item.mark > mark) mark = item.mark;
-    if (mark > 0) writes.journalMark(this.nodeId, mark);
+    writes.settled(
+      this.nodeId,
+      live.flatMap((item) => (item.mark === undefined ? [] : [item.mark])),
+    );
     const rows: GroupLogRow[] = [];
     live.forEach((item, i) => {
       const a = plan.amounts[i]!;
@@ -622,12 +690,25 @@ export class KyselyLedgerStore implements LedgerStore {
     });
     writes.insertLogs(rows, LOG_ROWS_PER_INSERT);
     await writes.run(trx);
-    const answers: SettledAmounts[] = items.map(() => NOTHING);
+    // An item made by an earlier run whose answer was lost answers what that run computed.
+    const answers: SettledAmounts[] = items.map((item) => item.answered ?? NOTHING);
     at.forEach((index, i) => {
       const a = plan.amounts[i]!;
       answers[index] = { charged: a.charged, refunded: a.refunded, shortfall: a.shortfall };
+      items[index]!.answered = answers[index];
     });
     return answers;
+  }
+
+  /**
+   * The items' journal numbers that a committed run of their group recorded: asked only for items
+   * whose group ran before (its COMMIT's answer may have been lost), so a first run costs nothing.
+   */
+  private async madeBefore(trx: Transaction<Tables>, items: readonly QueuedSettle[]): Promise<Set<number>> {
+    const marks = items.flatMap((i) => (i.mark === undefined ? [] : [i.mark]));
+    const again = marks.filter((m) => this.triedMarks.has(m));
+    for (const m of marks) this.triedMarks.add(m);
+    return again.length > 0 ? settledAmong(trx, this.nodeId, again) : new Set();
   }
 
   /**
@@ -712,12 +793,21 @@ export class KyselyLedgerStore implements LedgerStore {
     if (item.leaseId !== undefined || item.mark !== undefined)
       return (await this.settleGroup(trx, [item]))[0]!;
     const claim = (await this.claim(trx, [item]))(item.held);
-    if (claim === Claim.Done) return NOTHING;
+    if (claim === Claim.Done) return item.answered ?? NOTHING;
     const held = heldAs(item.held, claim);
-    if (item.settle)
-      return this.settleIn(trx, held, item.settle.finalQuota, item.settle.log, item.settle.recordLog);
+    if (item.settle) {
+      item.answered = await this.settleIn(
+        trx,
+        held,
+        item.settle.finalQuota,
+        item.settle.log,
+        item.settle.recordLog,
+      );
+      return item.answered;
+    }
     if (held.amount > 0) await this.move(trx, held, held.amount, 0, false);
-    return { charged: 0, refunded: held.amount, shortfall: 0 };
+    item.answered = { charged: 0, refunded: held.amount, shortfall: 0 };
+    return item.answered;
   }
 
   private async settleIn(

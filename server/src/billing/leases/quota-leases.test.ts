@@ -1,14 +1,20 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { LogType } from '@switchyard/domain';
+import type { Kysely, Transaction } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, type Database } from '../../db/create-db.js';
 import { insertReturningId, toNumber } from '../../db/dialect.js';
 import { migrateToLatest } from '../../db/migrations/index.js';
 import { newTokenRow } from '../../db/queries/tokens.js';
 import { balanceLogRow, newUserRow, usersQueries } from '../../db/queries/users.js';
+import type { Tables } from '../../db/tables.js';
 import { createTestDatabase, engineTargets, type TestDatabase } from '../../test/databases.js';
 import { KyselyLedgerStore } from '../kysely-ledger/kysely-ledger-store.js';
 import { WriteBatcher } from '../kysely-ledger/write-batcher.js';
 import { type ConsumeLog, Ledger, type Reservation } from '../ledger/ledger.js';
+import { SettlementJournal } from '../ledger/settlement-journal.js';
 
 // Quota leases: a node reserves against a slice of the balances it moved into a lease row, in
 // memory. Whatever happens (refill, stop, a node that dies, two nodes racing for one user), once
@@ -46,6 +52,27 @@ class StatementCounter {
   };
 }
 
+/**
+ * The writer's connection as the database cutting it just as a COMMIT succeeds: the transaction is
+ * kept, its answer is a lost connection. `lose` commits are lost, one after the other.
+ */
+function losingCommits(db: Kysely<Tables>) {
+  const control = { lose: 0 };
+  const wrapped = {
+    transaction: () => ({
+      execute: async <T>(fn: (trx: Transaction<Tables>) => Promise<T>) => {
+        const result = await db.transaction().execute(fn);
+        if (control.lose > 0) {
+          control.lose--;
+          throw new Error('Connection terminated unexpectedly');
+        }
+        return result;
+      },
+    }),
+  } as unknown as Kysely<Tables>;
+  return { wrapped, control };
+}
+
 describe('local refs', () => {
   it('are never mistaken for a reserve row’s ref, whatever the boot id', () => {
     // A reserve row's ref starts with a random base64url boot id; 500 boots cover every first letter.
@@ -80,17 +107,34 @@ for (const target of engineTargets()) {
       await testDb?.drop();
     });
 
-    /** A node: its own connections (a second process would have its own pool). */
-    const node = (nodeId: string, slice = SLICE) => {
+    /**
+     * A node: its own connections (a second process would have its own pool). `lost`: its writer's
+     * COMMIT answers can be lost; `journalDir`: its ledger keeps a settlement journal there.
+     */
+    const node = (
+      nodeId: string,
+      slice = SLICE,
+      options: { lost?: { control: { lose: number }; reconnectMs: number }; journalDir?: string } = {},
+    ) => {
       const own = createDb(testDb.url, { poolSize: 4 });
       databases.push(own);
-      const store = new KyselyLedgerStore(own, new WriteBatcher(own.db), {
+      let writerDb = own.db;
+      if (options.lost) {
+        const losing = losingCommits(own.db);
+        writerDb = losing.wrapped;
+        options.lost.control = losing.control;
+      }
+      const writer = new WriteBatcher(writerDb, { reconnectMs: options.lost?.reconnectMs ?? 60_000 });
+      const store = new KyselyLedgerStore(own, writer, {
         nodeId,
         leaseSeconds: 60,
         leaseSlice: slice,
         nowSeconds: () => now,
       });
-      const ledger = new Ledger(store);
+      const ledger = new Ledger(
+        store,
+        options.journalDir === undefined ? undefined : new SettlementJournal(options.journalDir),
+      );
       opened.push(ledger);
       return { store, ledger };
     };
@@ -559,8 +603,85 @@ for (const target of engineTargets()) {
         42,
       );
       expect(await n.store.journalMark()).toBe(42);
+      // Exact: a number below it that no group committed is not taken for made.
+      expect(await n.store.committedAmong([41, 42])).toEqual(new Set([42]));
+      // Nothing is open any more: the next upkeep forgets the numbers.
+      await n.store.keep();
+      expect(await n.store.committedAmong([42])).toEqual(new Set());
       await n.ledger.close();
       await balanced(a, 2000, 2);
+    });
+
+    for (const [how, reconnectMs] of [
+      ['its group is run again', 60_000],
+      ['its group gives up and its items run again one by one', 0],
+    ] as const)
+      it(`a leased settlement whose COMMIT answer was lost charges once when ${how}`, async () => {
+        const a = await account();
+        const lost = { control: { lose: 0 }, reconnectMs };
+        const n = node(`lost-${reconnectMs}-${target.engine}`, SLICE, { lost });
+        await n.ledger.start();
+        await n.ledger.settle(await hold(n.ledger, a, 100), 100, log(a));
+        const held: Reservation[] = [];
+        for (let i = 0; i < 5; i++) held.push(await leased(n, a, 500));
+        await n.ledger.flush();
+        lost.control.lose = 1;
+        const answers = await Promise.all(
+          held.map((r, i) =>
+            n.store.settle(
+              { userId: a.userId, tokenId: a.tokenId, tokenUnlimited: false, amount: 500, ref: r.ref },
+              300 + 100 * i,
+              log(a),
+              true,
+              10 + i,
+            ),
+          ),
+        );
+        expect(lost.control.lose).toBe(0);
+        // The run that found them made answers what the committed run charged.
+        expect(answers.map((x) => x.charged)).toEqual([300, 400, 500, 600, 700]);
+        await n.ledger.close();
+        await balanced(a, 100 + 2500, 6);
+      });
+
+    it('a reserve-row settlement whose COMMIT answer was lost answers what it charged', async () => {
+      const a = await account();
+      const lost = { control: { lose: 0 }, reconnectMs: 60_000 };
+      const n = node(`lost-row-${target.engine}`, 0, { lost });
+      await n.ledger.start();
+      const r = await hold(n.ledger, a, 1000);
+      lost.control.lose = 1;
+      const s = await n.ledger.settle(r, 700, log(a));
+      expect([lost.control.lose, s.charged, s.refunded]).toEqual([0, 700, 300]);
+      await n.ledger.close();
+      await balanced(a, 700, 1);
+    });
+
+    it('a replay makes a leased settlement that never committed, though a later one did', async () => {
+      const a = await account();
+      const nodeId = `replay-${target.engine}`;
+      const n = node(nodeId);
+      await n.ledger.start();
+      await n.ledger.settle(await hold(n.ledger, a, 100), 100, log(a));
+      const r = await leased(n, a, 500);
+      const held = { userId: a.userId, tokenId: a.tokenId, tokenUnlimited: false, amount: 500, ref: r.ref };
+      // Number 9 committed; 5 was handed over before it and never committed (its group failed and
+      // its run alone had not come when the node was killed).
+      await n.store.settle(held, 500, log(a), true, 9);
+      await n.ledger.close();
+      const dir = mkdtempSync(path.join(tmpdir(), 'lease-replay-'));
+      try {
+        const entry = (seq: number, finalQuota: number) =>
+          JSON.stringify({ n: seq, ...held, finalQuota, recordLog: true, log: log(a) });
+        writeFileSync(path.join(dir, 'settlements.journal'), `${entry(5, 300)}\n${entry(9, 500)}\n`);
+        const again = node(nodeId, SLICE, { journalDir: dir });
+        expect(await again.ledger.replay()).toBe(1);
+        await again.ledger.start();
+        await again.ledger.close();
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+      await balanced(a, 100 + 500 + 300, 3);
     });
   });
 }

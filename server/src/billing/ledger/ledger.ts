@@ -87,6 +87,11 @@ export interface LedgerStore {
    * are not made again.
    */
   journalMark?(): Promise<number>;
+  /**
+   * Which of these journal numbers, of settlements without a reserve row, committed: for a store
+   * that records them exactly (PostgreSQL, MySQL). Without it, those up to `journalMark` did.
+   */
+  committedAmong?(seqs: readonly number[]): Promise<Set<number>>;
   /** Gives the whole reserve back. */
   release(held: HeldQuota): Promise<void>;
   /** Resolves when everything submitted before the call is committed, its log rows in `logs`. */
@@ -181,10 +186,11 @@ export class Ledger {
     const left = journal.leftOpen();
     await this.store.recover?.();
     const mark = (await this.store.journalMark?.()) ?? 0;
-    // A settlement with a reserve row is made again whatever the mark: the row tells if it committed.
-    const open = left.filter(
-      (e) => e.n > mark || (e.ref !== undefined && !(this.store.isLocalRef?.(e.ref) ?? false)),
-    );
+    // A settlement with a reserve row is made again whatever the store recorded: the row tells if
+    // it committed.
+    const hasRow = (e: JournalEntry) => e.ref !== undefined && !(this.store.isLocalRef?.(e.ref) ?? false);
+    const committed = await this.store.committedAmong?.(left.filter((e) => !hasRow(e)).map((e) => e.n));
+    const open = left.filter((e) => hasRow(e) || (committed ? !committed.has(e.n) : e.n > mark));
     let settled = 0;
     for (const entry of open) {
       try {

@@ -16,6 +16,7 @@ import { paymentOrderStatusMigration } from './0012-payment-order-status.js';
 import { taskStatusIndexMigration } from './0013-task-status-index.js';
 import { telegramUpdatesMigration } from './0014-telegram-updates.js';
 import { leaseOwnerIndexesMigration } from './0015-lease-owner-indexes.js';
+import { ledgerSettledMigration } from './0016-ledger-settled.js';
 
 /** The static, ordered list of migrations. Names sort in the order they run. */
 export function migrations(dialect: DialectName): Record<string, Migration> {
@@ -35,6 +36,7 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0013_task_status_index': taskStatusIndexMigration(dialect),
     '0014_telegram_updates': telegramUpdatesMigration(dialect),
     '0015_lease_owner_indexes': leaseOwnerIndexesMigration(dialect),
+    '0016_ledger_settled': ledgerSettledMigration(dialect),
   };
 }
 

@@ -22,6 +22,7 @@ const EXPECTED_TABLES = [
   'channels',
   'job_leases',
   'ledger_marks',
+  'ledger_settled',
   'logs',
   'midjourneys',
   'model_owners',
@@ -76,6 +77,7 @@ for (const target of engineTargets()) {
           '0013_task_status_index',
           '0014_telegram_updates',
           '0015_lease_owner_indexes',
+          '0016_ledger_settled',
         ]);
         expect(await migrateToLatest(a.db, a.dialect)).toEqual([]);
         // PostgreSQL's introspection lists every schema on the server, other test files' too.
