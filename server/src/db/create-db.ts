@@ -13,7 +13,7 @@ import type * as Mysql from 'mysql2';
 import type PgModule from 'pg';
 import type * as PgCopy from 'pg-copy-streams';
 import type { DialectName } from './dialect.js';
-import { copyingClient } from './pg-copy.js';
+import { gatewayPgClient } from './pg-client.js';
 import { openSqliteFile } from './sqlite-file.js';
 import type { Tables } from './tables.js';
 
@@ -118,7 +118,7 @@ export function createDb(url: string, options: DbOptions = {}): Database {
       idleTimeoutMillis: options.idleTimeoutMs ?? 30_000,
       ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
       types: pgTypes(pg),
-      Client: copyingClient(pg, (load('pg-copy-streams') as typeof PgCopy).from),
+      Client: gatewayPgClient(pg, (load('pg-copy-streams') as typeof PgCopy).from),
       ...(named ? {} : { application_name: PG_APPLICATION_NAME }),
     });
     // Idle clients' errors come through the pool; a client checked out (a transaction between two

@@ -2,7 +2,7 @@ import { TokenStatus } from '@switchyard/domain';
 import { CompiledQuery, type Transaction } from 'kysely';
 import type { Database } from '../../db/create-db.js';
 import type { DialectName } from '../../db/dialect.js';
-import { copyRow } from '../../db/pg-copy.js';
+import { copyRow, preparedAs } from '../../db/pg-client.js';
 import type { Tables } from '../../db/tables.js';
 import type { ConsumeLog } from '../ledger/consume-log.js';
 import type { SettlementPlan } from '../ledger/settlement-plan.js';
@@ -51,6 +51,34 @@ export interface ColumnChange<R> {
 }
 
 /**
+ * PostgreSQL: every balance write of a settlement group and its journal numbers in one statement,
+ * the rows as arrays, so its text never changes and the connection prepares it once. The outer
+ * query reads the parts in the order every node locks in (users, tokens, channels, leases), and
+ * PostgreSQL runs a data-modifying part when it is first read. As in the statements written out, a
+ * token turns from enabled to exhausted in the assignment that reads the old status.
+ */
+const PG_GROUP_WRITES = preparedAs(
+  'sy_group_writes',
+  `with u as (update users set quota = users.quota + v.q, used_quota = users.used_quota + v.u,
+      request_count = users.request_count + v.r
+    from unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[]) as v(id, q, u, r)
+    where users.id = v.id returning 1),
+  t as (update tokens set status = case when tokens.id = any($8::bigint[]) and tokens.status = ${TokenStatus.Enabled}
+      then ${TokenStatus.Exhausted} else tokens.status end,
+      remain_quota = tokens.remain_quota + v.q, used_quota = tokens.used_quota + v.u
+    from unnest($5::bigint[], $6::bigint[], $7::bigint[]) as v(id, q, u)
+    where tokens.id = v.id returning 1),
+  c as (update channels set used_quota = channels.used_quota + v.u
+    from unnest($9::bigint[], $10::bigint[]) as v(id, u) where channels.id = v.id returning 1),
+  l as (update quota_leases set amount = quota_leases.amount - v.u
+    from unnest($11::text[], $12::bigint[]) as v(id, u) where quota_leases.id = v.id returning 1),
+  s as (insert into ledger_settled (node_id, lo, hi, seqs)
+    select $13::text, $14::bigint, $15::bigint, $16::text where $16::text is not null returning 1)
+select (select count(*) from u) + (select count(*) from t) + (select count(*) from c)
+  + (select count(*) from l) + (select count(*) from s) as n`,
+);
+
+/**
  * Writes one group's statements for an engine. With `inline` (PostgreSQL) every value is written
  * as a literal, quoted by the driver's own function, so that the statements can be sent together
  * in one message (the simple query protocol takes several statements, but no parameters);
@@ -60,6 +88,8 @@ export class GroupStatements {
   private readonly statements: { sql: string; parameters: unknown[] }[] = [];
   private parameters: unknown[] = [];
   private copy: { sql: string; data: string } | undefined;
+  /** Statements with parameters run after the inline ones (PostgreSQL's prepared group writes). */
+  private readonly bound: { sql: string; parameters: unknown[] }[] = [];
 
   constructor(
     private readonly dialect: DialectName,
@@ -163,6 +193,42 @@ export class GroupStatements {
     );
   }
 
+  /**
+   * A settlement group's balance writes and the journal numbers of its settlements without a
+   * reserve row: on PostgreSQL one statement prepared once per connection (PG_GROUP_WRITES), whose
+   * parsing and planning cost the database a third of what the statements written out did; elsewhere
+   * an UPDATE per table and an INSERT.
+   */
+  groupWrites(plan: SettlementPlan, nodeId: string, seqs: readonly number[]): void {
+    if (this.dialect !== 'postgres') {
+      planStatements(this, plan);
+      this.settled(nodeId, seqs);
+      return;
+    }
+    const ids = <R extends { id: number | string }>(rows: readonly R[]) => rows.map((r) => r.id);
+    this.bound.push({
+      sql: PG_GROUP_WRITES,
+      parameters: [
+        ids(plan.users),
+        plan.users.map((u) => u.quota),
+        plan.users.map((u) => u.used),
+        plan.users.map((u) => u.requests),
+        ids(plan.tokens),
+        plan.tokens.map((t) => t.remain),
+        plan.tokens.map((t) => t.used),
+        ids(plan.tokens.filter((t) => t.exhausted)),
+        ids(plan.channels),
+        plan.channels.map((c) => c.used),
+        ids(plan.leases),
+        plan.leases.map((l) => l.used),
+        nodeId,
+        seqs.length > 0 ? Math.min(...seqs) : null,
+        seqs.length > 0 ? Math.max(...seqs) : null,
+        seqs.length > 0 ? encodeSeqs(seqs) : null,
+      ],
+    });
+  }
+
   /** Records the journal numbers of a group's settlements without a reserve row (settled-marks.ts). */
   settled(nodeId: string, seqs: readonly number[]): void {
     if (seqs.length === 0) return;
@@ -179,7 +245,7 @@ export class GroupStatements {
   }
 
   /**
-   * Log rows: on PostgreSQL one `COPY ... FROM STDIN` (the pool's client runs it, `db/pg-copy.ts`),
+   * Log rows: on PostgreSQL one `COPY ... FROM STDIN` (the pool's client runs it, `db/pg-client.ts`),
    * elsewhere multi-row INSERTs of at most `perStatement` rows.
    */
   insertLogs(rows: readonly GroupLogRow[], perStatement: number): void {
@@ -213,6 +279,7 @@ export class GroupStatements {
     } else {
       for (const s of this.statements) await trx.executeQuery(CompiledQuery.raw(s.sql, s.parameters));
     }
+    for (const s of this.bound) await trx.executeQuery(CompiledQuery.raw(s.sql, s.parameters));
     if (this.copy) await trx.executeQuery(CompiledQuery.raw(this.copy.sql, [this.copy.data]));
   }
 }

@@ -16,7 +16,7 @@ import {
   planSettlements,
 } from '../ledger/settlement-plan.js';
 import type { HeldQuota, SettledAmounts } from '../sqlite-ledger/sqlite-ledger-core.js';
-import { applyPlan, type GroupLogRow, GroupStatements, planStatements } from './group-statements.js';
+import { applyPlan, type GroupLogRow, GroupStatements } from './group-statements.js';
 import { settledAmong } from './settled-marks.js';
 import { SettlementQueue } from './settlement-queue.js';
 import { isTransient, type WriteBatcher, WriteBatcherClosedError } from './write-batcher.js';
@@ -678,8 +678,8 @@ export class KyselyLedgerStore implements LedgerStore {
     const balances = planned.some(needsRoom) ? await this.lockBalances(trx, live) : undefined;
     const plan = planSettlements(planned, balances);
     const writes = this.statements();
-    planStatements(writes, plan);
-    writes.settled(
+    writes.groupWrites(
+      plan,
       this.nodeId,
       live.flatMap((item) => (item.mark === undefined ? [] : [item.mark])),
     );

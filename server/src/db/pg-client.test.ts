@@ -2,7 +2,7 @@ import { CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, engineTargets, type TestDatabase } from '../test/databases.js';
 import { createDb, type Database } from './create-db.js';
-import { copyRow } from './pg-copy.js';
+import { copyRow, preparedAs } from './pg-client.js';
 
 describe('copyRow', () => {
   it('writes COPY text: tabs between values, \\N for null, escapes in text', () => {
@@ -69,5 +69,36 @@ describe.skipIf(postgres.skipReason !== undefined)('COPY through the pool on Pos
   it('leaves other statements with one parameter alone', async () => {
     const r = await d.db.executeQuery(CompiledQuery.raw('select $1::text as copy', ['from stdin']));
     expect(r.rows).toEqual([{ copy: 'from stdin' }]);
+  });
+
+  it('prepares a marked statement once per connection and runs it bound after', async () => {
+    const marked = preparedAs('sy_test_sum', 'select $1::int + $2::int as sum');
+    const prepared = async () =>
+      (
+        await sql<{
+          name: string;
+        }>`select name from pg_prepared_statements where name = 'sy_test_sum'`.execute(d.db)
+      ).rows.length;
+    expect(await prepared()).toBe(0);
+    for (const [a, b] of [
+      [1, 2],
+      [40, 2],
+    ] as const) {
+      const r = await d.db.executeQuery(CompiledQuery.raw(marked, [a, b]));
+      expect(r.rows).toEqual([{ sum: a + b }]);
+    }
+    // The one connection holds it under its name; an unmarked statement is not kept.
+    expect(await prepared()).toBe(1);
+    await d.db.executeQuery(CompiledQuery.raw('select $1::int as one', [1]));
+    expect(
+      (await sql<{ n: number }>`select count(*)::int as n from pg_prepared_statements`.execute(d.db)).rows[0]!
+        .n,
+    ).toBe(1);
+    // A run that fails leaves the statement usable.
+    await expect(
+      d.db.executeQuery(CompiledQuery.raw(marked, [2_000_000_000, 2_000_000_000])),
+    ).rejects.toThrow(/out of range/);
+    expect((await d.db.executeQuery(CompiledQuery.raw(marked, [3, 4]))).rows).toEqual([{ sum: 7 }]);
+    expect(() => preparedAs('Bad name', 'select 1')).toThrow(/statement name/);
   });
 });

@@ -2,19 +2,29 @@ import { finished } from 'node:stream/promises';
 import type PgModule from 'pg';
 import type * as PgCopy from 'pg-copy-streams';
 
-// PostgreSQL parses a row of `COPY ... FROM STDIN` in about a third of the CPU it spends on the
-// same row in a multi-row INSERT's VALUES list. Kysely has no COPY, so the pool's client runs one
-// when a statement asks for it: `COPY <table> (<columns>) FROM STDIN` with the rows, in COPY's text
-// format, as its one parameter. It runs on the connection the statement was given (a
-// transaction's own), and answers like an INSERT.
+// The pool's pg client, with two things Kysely cannot ask for:
+// - `COPY <table> (<columns>) FROM STDIN` with the rows, in COPY's text format, as the statement's
+//   one parameter: PostgreSQL parses a row of COPY in about a third of the CPU it spends on the same
+//   row in a multi-row INSERT's VALUES list. It runs on the connection the statement was given (a
+//   transaction's own), and answers like an INSERT.
+// - A statement whose text starts with `/* prepared <name> */` is prepared once per connection under
+//   that name and then only bound and run: the settlement group's writes, whose parsing and planning
+//   cost PostgreSQL more than their execution. One name must always carry the same text.
 
 const COPY_FROM_STDIN = /^\s*copy\s[^;]*\sfrom\s+stdin\s*$/i;
+const PREPARED = /^\/\* prepared ([a-z_]+) \*\//;
+
+/** The text that marks `sql` as a statement prepared once per connection under `name`. */
+export function preparedAs(name: string, sql: string): string {
+  if (!/^[a-z_]+$/.test(name)) throw new Error(`not a statement name: ${name}`);
+  return `/* prepared ${name} */ ${sql}`;
+}
 
 type QueryResult = { command: string; rowCount: number; rows: never[]; fields: never[] };
 
-/** pg's Client, running a `COPY ... FROM STDIN` statement whose one parameter is the data. */
-export function copyingClient(pg: typeof PgModule, copyFrom: typeof PgCopy.from): typeof PgModule.Client {
-  return class CopyingClient extends pg.Client {
+/** pg's Client, running COPY statements and statements prepared by name as described above. */
+export function gatewayPgClient(pg: typeof PgModule, copyFrom: typeof PgCopy.from): typeof PgModule.Client {
+  return class GatewayPgClient extends pg.Client {
     // biome-ignore lint/suspicious/noExplicitAny: pg's query has a dozen overloads; this one passes them all on.
     override query(...args: any[]): any {
       const [text, values, callback] = args;
@@ -27,6 +37,8 @@ export function copyingClient(pg: typeof PgModule, copyFrom: typeof PgCopy.from)
         COPY_FROM_STDIN.test(text)
       )
         return this.copy(text, values[0]);
+      const name = typeof text === 'string' && callback === undefined ? PREPARED.exec(text)?.[1] : undefined;
+      if (name !== undefined) return super.query({ name, text, values });
       return super.query(...(args as Parameters<PgModule.Client['query']>));
     }
 
