@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { LogType, TokenStatus } from '@switchyard/domain';
-import { type Insertable, sql, type Transaction } from 'kysely';
+import { CompiledQuery, type Insertable, sql, type Transaction } from 'kysely';
 import { isConnectionLoss } from '../../db/connection-loss.js';
 import type { Database } from '../../db/create-db.js';
+import { preparedAs } from '../../db/pg-client.js';
 import { storableText } from '../../db/storable-text.js';
 import type { LogsTable, Tables } from '../../db/tables.js';
 import { type Budget, QuotaLeases } from '../leases/quota-leases.js';
@@ -90,6 +91,12 @@ function heldAs(held: HeldQuota, claim: Claim): HeldQuota {
 }
 
 const NOTHING: SettledAmounts = { charged: 0, refunded: 0, shortfall: 0 };
+
+/** The live leases of a group, locked in id order as every node locks them. */
+const PG_LOCK_LEASES = preparedAs(
+  'sy_lock_leases',
+  'select id from quota_leases where id = any($1::text[]) and returned = 0 order by id for update',
+);
 /** Tries of a reserve the engine ended as a deadlock or a lock wait timeout. */
 const RESERVE_ATTEMPTS = 4;
 /** Reserves given back per statement by a start-up or a sweep. */
@@ -742,6 +749,11 @@ export class KyselyLedgerStore implements LedgerStore {
   private async lockLeases(trx: Transaction<Tables>, items: readonly QueuedSettle[]): Promise<Set<string>> {
     const ids = [...new Set(items.flatMap((i) => (i.leaseId === undefined ? [] : [i.leaseId])))];
     if (ids.length === 0) return new Set();
+    if (this.database.dialect === 'postgres') {
+      // On every group's path: one text for any number of leases, prepared once per connection.
+      const { rows } = await trx.executeQuery<{ id: string }>(CompiledQuery.raw(PG_LOCK_LEASES, [ids]));
+      return new Set(rows.map((r) => r.id));
+    }
     let query = trx
       .selectFrom('quota_leases')
       .select('id')
@@ -752,7 +764,7 @@ export class KyselyLedgerStore implements LedgerStore {
     return new Set((await query.execute()).map((r) => r.id));
   }
 
-  /** The group's statements for this engine: on PostgreSQL sent together, in one message. */
+  /** The group's statements for this engine (`group-statements.ts`). */
   private statements(): GroupStatements {
     return new GroupStatements(this.database.dialect, this.database.quoteLiteral);
   }

@@ -41,10 +41,12 @@ class StatementCounter {
   messages = 0;
   readonly onQuery = (text: string) => {
     if (!CONTROL.test(text)) this.messages++;
-    for (const statement of text.split(';\n')) {
-      if (CONTROL.test(statement)) continue;
+    for (const written of text.split(';\n')) {
+      if (CONTROL.test(written)) continue;
+      // A statement prepared by name starts with a comment that says so.
+      const statement = written.replace(/^\/\* prepared \w+ \*\/\s*/, '');
       // PostgreSQL's prepared group writes (`with u as (update users ...), ...`): each part counts.
-      if (/^\/\* prepared \w+ \*\/\s*with\b/.test(statement)) {
+      if (/^with\b/.test(statement)) {
         for (const part of statement.matchAll(/\b(update|insert into)\s+(\w+)/g)) {
           const key = `${part[1]!.split(' ')[0]} ${part[2]}`;
           this.counts[key] = (this.counts[key] ?? 0) + 1;
