@@ -54,8 +54,9 @@ export interface ColumnChange<R> {
  * PostgreSQL: every balance write of a settlement group and its journal numbers in one statement,
  * the rows as arrays, so its text never changes and the connection prepares it once. The outer
  * query reads the parts in the order every node locks in (users, tokens, channels, leases), and
- * PostgreSQL runs a data-modifying part when it is first read. As in the statements written out, a
- * token turns from enabled to exhausted in the assignment that reads the old status.
+ * PostgreSQL runs a data-modifying part when it is first read (an order it does not promise: a
+ * deadlock between two nodes would be retried by the writer, as any). As in the statements
+ * written out, a token turns from enabled to exhausted in the assignment that reads the old status.
  */
 const PG_GROUP_WRITES = preparedAs(
   'sy_group_writes',
