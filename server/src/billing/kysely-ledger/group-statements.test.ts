@@ -1,11 +1,13 @@
 import { LogType, TokenStatus } from '@switchyard/domain';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, type Database } from '../../db/create-db.js';
 import { insertReturningId } from '../../db/dialect.js';
 import { migrateToLatest } from '../../db/migrations/index.js';
 import { newTokenRow } from '../../db/queries/tokens.js';
+import { newUserRow } from '../../db/queries/users.js';
 import { createTestDatabase, engineTargets, type TestDatabase } from '../../test/databases.js';
-import { type GroupLogRow, GroupStatements } from './group-statements.js';
+import { type GroupLogRow, GroupStatements, PG_GROUP_WRITES } from './group-statements.js';
 
 /** Texts a client controls (model names, token names, request content) that must be stored as given. */
 const AWKWARD = [
@@ -189,3 +191,120 @@ for (const target of engineTargets()) {
     );
   });
 }
+
+const postgres = engineTargets().find((t) => t.engine === 'postgres')!;
+
+describe.skipIf(postgres.skipReason !== undefined)('the prepared group writes on PostgreSQL', () => {
+  let testDb: TestDatabase;
+  let d: Database;
+  const ROWS = 3000;
+
+  beforeAll(async () => {
+    testDb = await createTestDatabase(postgres);
+    d = createDb(testDb.url, { poolSize: 1 });
+    await migrateToLatest(d.db, d.dialect);
+    const range = Array.from({ length: ROWS }, (_, i) => i + 1);
+    for (let from = 0; from < ROWS; from += 500) {
+      const ids = range.slice(from, from + 500);
+      await d.db
+        .insertInto('users')
+        .values(
+          ids.map((i) =>
+            newUserRow({
+              username: `u${i}`,
+              password_hash: 'x',
+              role: 1,
+              quota: 1000,
+              aff_code: `a${i}`,
+              created_time: 0,
+            }),
+          ),
+        )
+        .execute();
+      await d.db
+        .insertInto('tokens')
+        .values(
+          ids.map((i) =>
+            newTokenRow({
+              user_id: i,
+              name: 't',
+              key_hash: `h${i}`,
+              key_sealed: '',
+              created_time: 0,
+              remain_quota: 1000,
+            }),
+          ),
+        )
+        .execute();
+      await d.db
+        .insertInto('channels')
+        .values(
+          ids.map((i) => ({
+            type: 1,
+            key_sealed: '',
+            status: 1,
+            name: `c${i}`,
+            weight: 1,
+            created_time: 0,
+            test_time: 0,
+            response_time: 0,
+            base_url: '',
+            other: '',
+            balance: 0,
+            balance_updated_time: 0,
+            models: 'gpt-4o',
+            group: 'default',
+            tag: '',
+            used_quota: 0,
+            model_mapping: '',
+            model_headers: '',
+            custom_parameter: '',
+            priority: 0,
+            proxy: '',
+            test_model: '',
+            only_chat: 0,
+            pre_cost: 1,
+            plugin: '',
+            deleted_at: null,
+          })),
+        )
+        .execute();
+      await d.db
+        .insertInto('quota_leases')
+        .values(
+          ids.map((i) => ({
+            id: `L${i}`,
+            node_id: 'n',
+            user_id: i,
+            token_id: i,
+            token_limited: 1,
+            amount: 1000,
+            expires_at: 0,
+            returned: 0,
+          })),
+        )
+        .execute();
+    }
+    await sql`analyze`.execute(d.db);
+  });
+  afterAll(async () => {
+    await d?.close();
+    await testDb?.drop();
+  });
+
+  it('finds every row by its key in the plan made once, whatever the table size', async () => {
+    // The plan every later run of a prepared statement may use: made without the arrays' values.
+    await sql`set plan_cache_mode = force_generic_plan`.execute(d.db);
+    const text = PG_GROUP_WRITES.replace(/^\/\*[^*]*\*\/\s*/, '');
+    await sql.raw(`prepare sy_plan_probe as ${text}`).execute(d.db);
+    const plan = await sql<{ 'QUERY PLAN': string }>`explain (format text) execute sy_plan_probe(
+      '{1,2}', '{0,0}', '{1,1}', '{1,1}', '{1,2}', '{0,0}', '{1,1}', '{}', '{1}', '{2}', '{L1,L2}', '{2,0}',
+      'n', null, null, null)`.execute(d.db);
+    const lines = plan.rows.map((r) => r['QUERY PLAN']).join('\n');
+    for (const table of ['users', 'tokens', 'channels', 'quota_leases'])
+      expect(lines).toMatch(new RegExp(`Index Scan (using|on) ${table}_pkey`));
+    expect(lines).not.toMatch(/Seq Scan/);
+    await sql`deallocate sy_plan_probe`.execute(d.db);
+    await sql`reset plan_cache_mode`.execute(d.db);
+  });
+});

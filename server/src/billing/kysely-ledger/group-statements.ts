@@ -57,22 +57,26 @@ export interface ColumnChange<R> {
  * PostgreSQL runs a data-modifying part when it is first read (an order it does not promise: a
  * deadlock between two nodes would be retried by the writer, as any). As in the statements
  * written out, a token turns from enabled to exhausted in the assignment that reads the old status.
+ * Each part also names its ids with `= any(...)`: a plan made once cannot know an array's length,
+ * and without it PostgreSQL chose to read a narrow table of a thousand rows whole.
  */
-const PG_GROUP_WRITES = preparedAs(
+export const PG_GROUP_WRITES = preparedAs(
   'sy_group_writes',
   `with u as (update users set quota = users.quota + v.q, used_quota = users.used_quota + v.u,
       request_count = users.request_count + v.r
     from unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[]) as v(id, q, u, r)
-    where users.id = v.id returning 1),
+    where users.id = v.id and users.id = any($1::bigint[]) returning 1),
   t as (update tokens set status = case when tokens.id = any($8::bigint[]) and tokens.status = ${TokenStatus.Enabled}
       then ${TokenStatus.Exhausted} else tokens.status end,
       remain_quota = tokens.remain_quota + v.q, used_quota = tokens.used_quota + v.u
     from unnest($5::bigint[], $6::bigint[], $7::bigint[]) as v(id, q, u)
-    where tokens.id = v.id returning 1),
+    where tokens.id = v.id and tokens.id = any($5::bigint[]) returning 1),
   c as (update channels set used_quota = channels.used_quota + v.u
-    from unnest($9::bigint[], $10::bigint[]) as v(id, u) where channels.id = v.id returning 1),
+    from unnest($9::bigint[], $10::bigint[]) as v(id, u)
+    where channels.id = v.id and channels.id = any($9::bigint[]) returning 1),
   l as (update quota_leases set amount = quota_leases.amount - v.u
-    from unnest($11::text[], $12::bigint[]) as v(id, u) where quota_leases.id = v.id returning 1),
+    from unnest($11::text[], $12::bigint[]) as v(id, u)
+    where quota_leases.id = v.id and quota_leases.id = any($11::text[]) returning 1),
   s as (insert into ledger_settled (node_id, lo, hi, seqs)
     select $13::text, $14::bigint, $15::bigint, $16::text where $16::text is not null returning 1)
 select (select count(*) from u) + (select count(*) from t) + (select count(*) from c)
