@@ -6,6 +6,7 @@ import { insertReturningId } from '../../db/dialect.js';
 import { migrateToLatest } from '../../db/migrations/index.js';
 import { newTokenRow } from '../../db/queries/tokens.js';
 import { newUserRow } from '../../db/queries/users.js';
+import { channelRow } from '../../relay/routing/test-fixtures.js';
 import { createTestDatabase, engineTargets, type TestDatabase } from '../../test/databases.js';
 import { type GroupLogRow, GroupStatements, PG_GROUP_WRITES } from './group-statements.js';
 
@@ -238,36 +239,7 @@ describe.skipIf(postgres.skipReason !== undefined)('the prepared group writes on
         .execute();
       await d.db
         .insertInto('channels')
-        .values(
-          ids.map((i) => ({
-            type: 1,
-            key_sealed: '',
-            status: 1,
-            name: `c${i}`,
-            weight: 1,
-            created_time: 0,
-            test_time: 0,
-            response_time: 0,
-            base_url: '',
-            other: '',
-            balance: 0,
-            balance_updated_time: 0,
-            models: 'gpt-4o',
-            group: 'default',
-            tag: '',
-            used_quota: 0,
-            model_mapping: '',
-            model_headers: '',
-            custom_parameter: '',
-            priority: 0,
-            proxy: '',
-            test_model: '',
-            only_chat: 0,
-            pre_cost: 1,
-            plugin: '',
-            deleted_at: null,
-          })),
-        )
+        .values(ids.map((i) => channelRow({ id: i })))
         .execute();
       await d.db
         .insertInto('quota_leases')

@@ -6,7 +6,7 @@ import { copyRow, preparedAs } from '../../db/pg-client.js';
 import type { Tables } from '../../db/tables.js';
 import type { ConsumeLog } from '../ledger/consume-log.js';
 import type { SettlementPlan } from '../ledger/settlement-plan.js';
-import { encodeSeqs } from './settled-marks.js';
+import { settledRow } from './settled-marks.js';
 
 // A settlement group's statements are written as text here rather than built as Kysely query trees:
 // on PostgreSQL building and compiling those trees (a node per value, frozen) took a sixth of the
@@ -211,6 +211,7 @@ export class GroupStatements {
       return;
     }
     const ids = <R extends { id: number | string }>(rows: readonly R[]) => rows.map((r) => r.id);
+    const row = settledRow(seqs);
     this.bound.push({
       sql: PG_GROUP_WRITES,
       parameters: [
@@ -227,22 +228,18 @@ export class GroupStatements {
         ids(plan.leases),
         plan.leases.map((l) => l.used),
         nodeId,
-        seqs.length > 0 ? Math.min(...seqs) : null,
-        seqs.length > 0 ? Math.max(...seqs) : null,
-        seqs.length > 0 ? encodeSeqs(seqs) : null,
+        row?.lo ?? null,
+        row?.hi ?? null,
+        row?.seqs ?? null,
       ],
     });
   }
 
   /** Records the journal numbers of a group's settlements without a reserve row (settled-marks.ts). */
-  settled(nodeId: string, seqs: readonly number[]): void {
-    if (seqs.length === 0) return;
-    const values = [
-      this.value(nodeId),
-      this.id(Math.min(...seqs)),
-      this.id(Math.max(...seqs)),
-      this.value(encodeSeqs(seqs)),
-    ];
+  private settled(nodeId: string, seqs: readonly number[]): void {
+    const row = settledRow(seqs);
+    if (!row) return;
+    const values = [this.value(nodeId), this.id(row.lo), this.id(row.hi), this.value(row.seqs)];
     this.add(
       `insert into ${this.name('ledger_settled')} (${['node_id', 'lo', 'hi', 'seqs'].map((c) => this.name(c)).join(', ')}) ` +
         `values (${values.join(', ')})`,

@@ -166,8 +166,6 @@ export class KyselyLedgerStore implements LedgerStore {
    * rows below the lowest are no longer needed.
    */
   private readonly openMarks = new Set<number>();
-  /** Those of them whose group ran at least once: a run again first asks `ledger_settled`. */
-  private readonly triedMarks = new Set<number>();
   private highestMark = 0;
 
   constructor(
@@ -176,7 +174,7 @@ export class KyselyLedgerStore implements LedgerStore {
     keeping: ReserveKeeping = {},
   ) {
     this.queue = new SettlementQueue(writer, {
-      runGroup: (trx, items) => this.settleGroup(trx, items),
+      runGroup: (trx, items, again) => this.settleGroup(trx, items, again),
       runOne: (trx, item) => this.runOne(trx, item),
     });
     this.nodeId = keeping.nodeId ?? `node-${randomBytes(6).toString('hex')}`;
@@ -515,26 +513,24 @@ export class KyselyLedgerStore implements LedgerStore {
     const local = held.ref?.startsWith(LOCAL_REF) ?? false;
     if (local) this.fromLease(item);
     const mark = (local || held.ref === undefined) && journalSeq !== undefined ? journalSeq : undefined;
-    if (mark === undefined) return this.queue.add(item).catch((err: unknown) => this.refused(err, item));
-    item.mark = mark;
-    this.openMarks.add(mark);
-    if (mark > this.highestMark) this.highestMark = mark;
-    return this.queue
-      .add(item)
-      .catch((err: unknown) => this.refused(err, item))
-      .then(
-        (amounts) => {
-          this.openMarks.delete(mark);
-          this.triedMarks.delete(mark);
-          return amounts;
-        },
-        (err: unknown) => {
-          this.triedMarks.delete(mark);
-          // Not made, and the journal keeps it for the next start: its row may be needed then.
-          if (!(err instanceof WriteBatcherClosedError || isConnectionLoss(err))) this.openMarks.delete(mark);
-          throw err;
-        },
-      );
+    if (mark !== undefined) {
+      item.mark = mark;
+      this.openMarks.add(mark);
+      if (mark > this.highestMark) this.highestMark = mark;
+    }
+    const settled = this.queue.add(item).catch((err: unknown) => this.refused(err, item));
+    if (mark === undefined) return settled;
+    return settled.then(
+      (amounts) => {
+        this.openMarks.delete(mark);
+        return amounts;
+      },
+      (err: unknown) => {
+        // Not made, and the journal keeps it for the next start: its row may be needed then.
+        if (!(err instanceof WriteBatcherClosedError || isConnectionLoss(err))) this.openMarks.delete(mark);
+        throw err;
+      },
+    );
   }
 
   /**
@@ -659,9 +655,10 @@ export class KyselyLedgerStore implements LedgerStore {
   private async settleGroup(
     trx: Transaction<Tables>,
     items: readonly QueuedSettle[],
+    again: boolean,
   ): Promise<SettledAmounts[]> {
     const claims = await this.claim(trx, items);
-    const made = await this.madeBefore(trx, items);
+    const made = again ? await this.madeBefore(trx, items) : new Set<number>();
     const leases = await this.lockLeases(trx, items);
     const live: QueuedSettle[] = [];
     const at: number[] = [];
@@ -708,14 +705,15 @@ export class KyselyLedgerStore implements LedgerStore {
   }
 
   /**
-   * The items' journal numbers that a committed run of their group recorded: asked only for items
-   * whose group ran before (its COMMIT's answer may have been lost), so a first run costs nothing.
+   * The items' journal numbers that a committed run of their group recorded: asked only when the
+   * group ran before (its COMMIT's answer may have been lost), so a first run costs nothing.
    */
-  private async madeBefore(trx: Transaction<Tables>, items: readonly QueuedSettle[]): Promise<Set<number>> {
-    const marks = items.flatMap((i) => (i.mark === undefined ? [] : [i.mark]));
-    const again = marks.filter((m) => this.triedMarks.has(m));
-    for (const m of marks) this.triedMarks.add(m);
-    return again.length > 0 ? settledAmong(trx, this.nodeId, again) : new Set();
+  private madeBefore(trx: Transaction<Tables>, items: readonly QueuedSettle[]): Promise<Set<number>> {
+    return settledAmong(
+      trx,
+      this.nodeId,
+      items.flatMap((i) => (i.mark === undefined ? [] : [i.mark])),
+    );
   }
 
   /**
@@ -803,22 +801,17 @@ export class KyselyLedgerStore implements LedgerStore {
   private async runOne(trx: Transaction<Tables>, item: QueuedSettle): Promise<SettledAmounts> {
     // A leased settlement or one that must leave its journal mark takes the group's path, alone.
     if (item.leaseId !== undefined || item.mark !== undefined)
-      return (await this.settleGroup(trx, [item]))[0]!;
+      return (await this.settleGroup(trx, [item], true))[0]!;
     const claim = (await this.claim(trx, [item]))(item.held);
     if (claim === Claim.Done) return item.answered ?? NOTHING;
     const held = heldAs(item.held, claim);
-    if (item.settle) {
-      item.answered = await this.settleIn(
-        trx,
-        held,
-        item.settle.finalQuota,
-        item.settle.log,
-        item.settle.recordLog,
-      );
-      return item.answered;
+    const { settle } = item;
+    if (settle)
+      item.answered = await this.settleIn(trx, held, settle.finalQuota, settle.log, settle.recordLog);
+    else {
+      if (held.amount > 0) await this.move(trx, held, held.amount, 0, false);
+      item.answered = { charged: 0, refunded: held.amount, shortfall: 0 };
     }
-    if (held.amount > 0) await this.move(trx, held, held.amount, 0, false);
-    item.answered = { charged: 0, refunded: held.amount, shortfall: 0 };
     return item.answered;
   }
 

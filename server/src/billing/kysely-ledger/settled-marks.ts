@@ -21,6 +21,12 @@ export function encodeSeqs(seqs: readonly number[]): string {
   return parts.join(',');
 }
 
+/** A group's `ledger_settled` row: its lowest and highest number and all of them as ranges; none for no numbers. */
+export function settledRow(seqs: readonly number[]): { lo: number; hi: number; seqs: string } | undefined {
+  if (seqs.length === 0) return undefined;
+  return { lo: Math.min(...seqs), hi: Math.max(...seqs), seqs: encodeSeqs(seqs) };
+}
+
 /** The ranges `encodeSeqs` wrote, as [first, last] pairs. */
 export function decodeSeqs(text: string): [number, number][] {
   if (text === '') return [];

@@ -16,7 +16,10 @@ for (const target of engineTargets()) {
     const queues: SettlementQueue<string, string>[] = [];
     /** The item lists of the groups as they ran (a group run again appears again). */
     let groups: string[][];
+    /** What each of those runs was told: whether its group had run before. */
+    let again: boolean[];
     let alone: string[];
+    let writer: WriteBatcher;
 
     const write = (trx: Transaction<Tables>, keys: readonly string[]) =>
       trx
@@ -25,12 +28,15 @@ for (const target of engineTargets()) {
         .execute();
     const make = (options: SettlementQueueOptions = {}) => {
       groups = [];
+      again = [];
       alone = [];
+      writer = new WriteBatcher(d.db);
       const q = new SettlementQueue<string, string>(
-        new WriteBatcher(d.db),
+        writer,
         {
-          runGroup: async (trx, items) => {
+          runGroup: async (trx, items, ranBefore) => {
             groups.push([...items]);
+            again.push(ranBefore);
             await write(trx, items);
             return items.map((k) => `done:${k}`);
           },
@@ -108,6 +114,17 @@ for (const target of engineTargets()) {
       // The writer may run an item alone more than once (its batch rolled back); it commits once.
       expect([...new Set(alone)].sort()).toEqual([...names].sort());
       expect(await flushed).toEqual(['q4-a', 'q4-b', 'q4-c', 'q4-taken']);
+    });
+
+    it('tells a group run again that it ran before', async () => {
+      const q = make();
+      const added = q.add('q6-a');
+      // In the same batch, a job that fails after the group: the batch rolls back, the group runs again.
+      const failing = writer.submit((trx) => write(trx, ['q6-a']).then(() => {}));
+      expect(await added).toBe('done:q6-a');
+      await expect(failing).rejects.toThrow();
+      expect(groups).toEqual([['q6-a'], ['q6-a']]);
+      expect(again).toEqual([false, true]);
     });
 
     it('close answers every added item, then refuses new ones', async () => {

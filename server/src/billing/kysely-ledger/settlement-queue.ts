@@ -4,9 +4,12 @@ import { type WriteBatcher, WriteBatcherClosedError } from './write-batcher.js';
 
 /** How a group of items is written: together (the common case), or one alone after a failure. */
 export interface GroupHandlers<I, R> {
-  /** Writes all `items` in `trx` and answers one result per item, in order. Same rules as a WriteJob. */
-  runGroup(trx: Transaction<Tables>, items: readonly I[]): Promise<R[]>;
-  /** Writes one item in `trx`. */
+  /**
+   * Writes all `items` in `trx` and answers one result per item, in order. Same rules as a WriteJob.
+   * `again`: the group ran before, and that run may have committed (its COMMIT's answer was lost).
+   */
+  runGroup(trx: Transaction<Tables>, items: readonly I[], again: boolean): Promise<R[]>;
+  /** Writes one item in `trx`, after its group failed: that group's run may have committed. */
   runOne(trx: Transaction<Tables>, item: I): Promise<R>;
 }
 
@@ -88,11 +91,12 @@ export class SettlementQueue<I, R> {
     const group: Group<I, R> = { members: [], open: true };
     this.current = group;
     let results: R[] | undefined;
+    let runs = 0;
     this.writer
       .submit(async (trx) => {
         group.open = false;
         const items = group.members.map((m) => m.item);
-        const answer = await this.handlers.runGroup(trx, items);
+        const answer = await this.handlers.runGroup(trx, items, runs++ > 0);
         if (answer.length !== items.length) throw new Error('A group answered a different number of results');
         results = answer;
       })

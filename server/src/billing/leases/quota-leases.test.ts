@@ -118,23 +118,19 @@ for (const target of engineTargets()) {
     });
 
     /**
-     * A node: its own connections (a second process would have its own pool). `lost`: its writer's
-     * COMMIT answers can be lost; `journalDir`: its ledger keeps a settlement journal there.
+     * A node: its own connections (a second process would have its own pool). Its writer's COMMIT
+     * answers are lost as `commits.lose` says; `reconnectMs`: how long the writer tries again;
+     * `journalDir`: its ledger keeps a settlement journal there.
      */
     const node = (
       nodeId: string,
       slice = SLICE,
-      options: { lost?: { control: { lose: number }; reconnectMs: number }; journalDir?: string } = {},
+      options: { reconnectMs?: number; journalDir?: string } = {},
     ) => {
       const own = createDb(testDb.url, { poolSize: 4 });
       databases.push(own);
-      let writerDb = own.db;
-      if (options.lost) {
-        const losing = losingCommits(own.db);
-        writerDb = losing.wrapped;
-        options.lost.control = losing.control;
-      }
-      const writer = new WriteBatcher(writerDb, { reconnectMs: options.lost?.reconnectMs ?? 60_000 });
+      const losing = losingCommits(own.db);
+      const writer = new WriteBatcher(losing.wrapped, { reconnectMs: options.reconnectMs ?? 60_000 });
       const store = new KyselyLedgerStore(own, writer, {
         nodeId,
         leaseSeconds: 60,
@@ -146,7 +142,7 @@ for (const target of engineTargets()) {
         options.journalDir === undefined ? undefined : new SettlementJournal(options.journalDir),
       );
       opened.push(ledger);
-      return { store, ledger };
+      return { store, ledger, commits: losing.control };
     };
 
     const account = async (quota = START, remain = START, unlimited = false) => {
@@ -630,14 +626,13 @@ for (const target of engineTargets()) {
     ] as const)
       it(`a leased settlement whose COMMIT answer was lost charges once when ${how}`, async () => {
         const a = await account();
-        const lost = { control: { lose: 0 }, reconnectMs };
-        const n = node(`lost-${reconnectMs}-${target.engine}`, SLICE, { lost });
+        const n = node(`lost-${reconnectMs}-${target.engine}`, SLICE, { reconnectMs });
         await n.ledger.start();
         await n.ledger.settle(await hold(n.ledger, a, 100), 100, log(a));
         const held: Reservation[] = [];
         for (let i = 0; i < 5; i++) held.push(await leased(n, a, 500));
         await n.ledger.flush();
-        lost.control.lose = 1;
+        n.commits.lose = 1;
         const answers = await Promise.all(
           held.map((r, i) =>
             n.store.settle(
@@ -649,7 +644,7 @@ for (const target of engineTargets()) {
             ),
           ),
         );
-        expect(lost.control.lose).toBe(0);
+        expect(n.commits.lose).toBe(0);
         // The run that found them made answers what the committed run charged.
         expect(answers.map((x) => x.charged)).toEqual([300, 400, 500, 600, 700]);
         await n.ledger.close();
@@ -658,13 +653,12 @@ for (const target of engineTargets()) {
 
     it('a reserve-row settlement whose COMMIT answer was lost answers what it charged', async () => {
       const a = await account();
-      const lost = { control: { lose: 0 }, reconnectMs: 60_000 };
-      const n = node(`lost-row-${target.engine}`, 0, { lost });
+      const n = node(`lost-row-${target.engine}`, 0);
       await n.ledger.start();
       const r = await hold(n.ledger, a, 1000);
-      lost.control.lose = 1;
+      n.commits.lose = 1;
       const s = await n.ledger.settle(r, 700, log(a));
-      expect([lost.control.lose, s.charged, s.refunded]).toEqual([0, 700, 300]);
+      expect([n.commits.lose, s.charged, s.refunded]).toEqual([0, 700, 300]);
       await n.ledger.close();
       await balanced(a, 700, 1);
     });

@@ -1,4 +1,4 @@
-// Shared by the routing tests only.
+// Shared by tests: the routing tests, and the ledger's where it needs channel rows.
 import type { ChannelRow } from './routable-channel.js';
 
 /** A stored channel row with defaults like the console's create form; override what a test needs. */
