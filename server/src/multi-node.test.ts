@@ -4,7 +4,7 @@ import { LogType } from '@switchyard/domain';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb } from './db/create-db.js';
 import { toNumber } from './db/dialect.js';
-import { leasedToToken, leasedToUser, tokenSeen, userSeen } from './db/queries/quota-leases.js';
+import { tokenLeases, tokenSeen, userLeases, userSeen } from './db/queries/quota-leases.js';
 import { createTestDatabase, engineTargets, type TestDatabase } from './test/databases.js';
 import { type FakeUpstream, startFakeUpstream } from './test/fake-upstream.js';
 import { freePort, GatewayProcess, ROOT_PASSWORD, RootSession } from './test/gateway-process.js';
@@ -51,8 +51,8 @@ async function books(databaseUrl: string, afterLogId = 0) {
     const root = userSeen(
       await d.db
         .selectFrom('users')
-        .select(['id', 'quota', 'used_quota'])
-        .select(leasedToUser)
+        .select(['id', 'quota', 'used_quota', 'request_count'])
+        .select(userLeases)
         .where('username', '=', 'root')
         .executeTakeFirstOrThrow(),
     );
@@ -60,7 +60,7 @@ async function books(databaseUrl: string, afterLogId = 0) {
       await d.db
         .selectFrom('tokens')
         .select(['remain_quota', 'used_quota'])
-        .select(leasedToToken)
+        .select(tokenLeases)
         .where('name', '=', 'fault')
         .executeTakeFirstOrThrow(),
     );

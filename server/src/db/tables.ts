@@ -327,6 +327,13 @@ export interface QuotaLeasesTable {
   expires_at: number;
   /** 1 once given back to the balances (the row stays so a late settlement knows). */
   returned: number;
+  /**
+   * What the settlements charged against the lease used, and how many they were (migration 0017):
+   * added to the user's and token's `used_quota` and the user's `request_count` when the lease is
+   * given back; until then every read of those counters adds them.
+   */
+  used_quota: Generated<number>;
+  request_count: Generated<number>;
 }
 
 /**

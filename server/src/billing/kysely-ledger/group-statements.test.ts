@@ -271,7 +271,7 @@ describe.skipIf(postgres.skipReason !== undefined)('the prepared group writes on
     await sql.raw(`prepare sy_plan_probe as ${text}`).execute(d.db);
     const plan = await sql<{ 'QUERY PLAN': string }>`explain (format text) execute sy_plan_probe(
       '{1,2}', '{0,0}', '{1,1}', '{1,1}', '{1,2}', '{0,0}', '{1,1}', '{}', '{1}', '{2}', '{L1,L2}', '{2,0}',
-      'n', null, null, null)`.execute(d.db);
+      '{2,0}', '{1,1}', 'n', null, null, null)`.execute(d.db);
     const lines = plan.rows.map((r) => r['QUERY PLAN']).join('\n');
     for (const table of ['users', 'tokens', 'channels', 'quota_leases'])
       expect(lines).toMatch(new RegExp(`Index Scan (using|on) ${table}_pkey`));

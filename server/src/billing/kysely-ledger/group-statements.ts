@@ -74,11 +74,12 @@ export const PG_GROUP_WRITES = preparedAs(
   c as (update channels set used_quota = channels.used_quota + v.u
     from unnest($9::bigint[], $10::bigint[]) as v(id, u)
     where channels.id = v.id and channels.id = any($9::bigint[]) returning 1),
-  l as (update quota_leases set amount = quota_leases.amount - v.u
-    from unnest($11::text[], $12::bigint[]) as v(id, u)
+  l as (update quota_leases set amount = quota_leases.amount - v.u,
+      used_quota = quota_leases.used_quota + v.c, request_count = quota_leases.request_count + v.r
+    from unnest($11::text[], $12::bigint[], $13::bigint[], $14::bigint[]) as v(id, u, c, r)
     where quota_leases.id = v.id and quota_leases.id = any($11::text[]) returning 1),
   s as (insert into ledger_settled (node_id, lo, hi, seqs)
-    select $13::text, $14::bigint, $15::bigint, $16::text where $16::text is not null returning 1)
+    select $15::text, $16::bigint, $17::bigint, $18::text where $18::text is not null returning 1)
 select (select count(*) from u) + (select count(*) from t) + (select count(*) from c)
   + (select count(*) from l) + (select count(*) from s) as n`,
 );
@@ -227,6 +228,8 @@ export class GroupStatements {
         plan.channels.map((c) => c.used),
         ids(plan.leases),
         plan.leases.map((l) => l.used),
+        plan.leases.map((l) => l.counted),
+        plan.leases.map((l) => l.requests),
         nodeId,
         row?.lo ?? null,
         row?.hi ?? null,
@@ -311,7 +314,11 @@ export function planStatements(out: GroupStatements, plan: SettlementPlan): void
     },
   );
   out.update('channels', plan.channels, [{ column: 'used_quota', op: '+', amount: (c) => c.used }]);
-  out.update('quota_leases', plan.leases, [{ column: 'amount', op: '-', amount: (l) => l.used }]);
+  out.update('quota_leases', plan.leases, [
+    { column: 'amount', op: '-', amount: (l) => l.used },
+    { column: 'used_quota', op: '+', amount: (l) => l.counted },
+    { column: 'request_count', op: '+', amount: (l) => l.requests },
+  ]);
 }
 
 /** Writes a plan's updates in `trx`: releases, and reserves or leases given back. */

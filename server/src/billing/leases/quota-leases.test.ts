@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, type Database } from '../../db/create-db.js';
 import { insertReturningId, toNumber } from '../../db/dialect.js';
 import { migrateToLatest } from '../../db/migrations/index.js';
-import { newTokenRow } from '../../db/queries/tokens.js';
+import { newTokenRow, tokensQueries } from '../../db/queries/tokens.js';
 import { balanceLogRow, newUserRow, usersQueries } from '../../db/queries/users.js';
 import type { Tables } from '../../db/tables.js';
 import { createTestDatabase, engineTargets, type TestDatabase } from '../../test/databases.js';
@@ -182,7 +182,7 @@ for (const target of engineTargets()) {
     const books = async (a: Account) => {
       const u = await d.db
         .selectFrom('users')
-        .select(['quota', 'used_quota'])
+        .select(['quota', 'used_quota', 'request_count'])
         .where('id', '=', a.userId)
         .executeTakeFirstOrThrow();
       const t = await d.db
@@ -199,6 +199,7 @@ for (const target of engineTargets()) {
         userDrop: a.quota - toNumber(u.quota),
         tokenDrop: a.remain - toNumber(t.remain_quota),
         userUsed: toNumber(u.used_quota),
+        userRequests: toNumber(u.request_count),
         tokenUsed: toNumber(t.used_quota),
         logged: toNumber(l.q ?? 0),
         rows: toNumber(l.n),
@@ -211,6 +212,7 @@ for (const target of engineTargets()) {
         userDrop: charged,
         tokenDrop: a.unlimited ? 0 : charged,
         userUsed: charged,
+        userRequests: rows,
         tokenUsed: charged,
         logged: charged,
         rows,
@@ -219,7 +221,7 @@ for (const target of engineTargets()) {
     const leaseRows = (userId: number) =>
       d.db
         .selectFrom('quota_leases')
-        .select(['node_id', 'amount', 'returned', 'token_limited'])
+        .select(['node_id', 'amount', 'returned', 'token_limited', 'used_quota', 'request_count'])
         .where('user_id', '=', userId)
         .execute();
 
@@ -291,10 +293,19 @@ for (const target of engineTargets()) {
       expect([s1.charged, s1.refunded, s2.charged, s2.shortfall]).toEqual([700, 300, 1800, 0]);
       await n.ledger.flush();
       expect((await books(a)).userDrop).toBe(600 + SLICE);
-      expect((await books(a)).userUsed).toBe(600 + 700 + 1800);
+      // The leased settlements are counted on the lease row, which only this node writes; the
+      // user's and token's rows keep the direct call's.
+      expect((await books(a)).userUsed).toBe(600);
+      expect((await books(a)).tokenUsed).toBe(600);
       const [row] = await leaseRows(a.userId);
       expect(toNumber(row!.amount)).toBe(SLICE - 700 - 1800);
+      expect([toNumber(row!.used_quota), toNumber(row!.request_count)]).toEqual([700 + 1800, 2]);
       expect(n.store.leases.levels().available).toBe(SLICE - 700 - 1800);
+      // As the owner sees them: the columns with the live lease's.
+      const user = await usersQueries(d).byId(a.userId);
+      expect([user!.quota, user!.used_quota, user!.request_count]).toEqual([a.quota - 600 - 2500, 3100, 3]);
+      const token = await tokensQueries(d).byId(a.tokenId);
+      expect([token!.remain_quota, token!.used_quota]).toEqual([a.remain - 600 - 2500, 3100]);
       await n.ledger.close();
       await balanced(a, 600 + 700 + 1800, 3);
       expect((await leaseRows(a.userId)).map((l) => Number(l.returned))).toEqual([1]);
@@ -313,6 +324,51 @@ for (const target of engineTargets()) {
       await n.ledger.close();
       await balanced(a, 100 + s.charged, 2);
       expect((await books(a)).userDrop).toBe(a.quota);
+    });
+
+    it('a refused refill keeps a spent lease row that holds counters', async () => {
+      // Spent to nothing, with what its settlements counted; the balance too small for a slice.
+      const a = await account(SLICE, START);
+      const id = `spent-${target.engine}`;
+      await d.db
+        .insertInto('quota_leases')
+        .values({
+          id,
+          node_id: `spent-${target.engine}`,
+          user_id: a.userId,
+          token_id: a.tokenId,
+          token_limited: 1,
+          amount: 0,
+          expires_at: now + 60,
+          returned: 0,
+          used_quota: 7_000,
+          request_count: 3,
+        })
+        .execute();
+      const n = node(`spent-${target.engine}`);
+      const outcome = await n.store.leases.takeSlice({
+        id,
+        userId: a.userId,
+        tokenId: a.tokenId,
+        limited: true,
+        available: 0,
+        outstanding: 0,
+        live: true,
+        growing: false,
+        quietUntil: 0,
+        stored: true,
+        lastUsed: now,
+      });
+      expect(outcome).toBe('refused');
+      const rows = await leaseRows(a.userId);
+      expect(
+        rows.map((r) => [toNumber(r.amount), toNumber(r.used_quota), toNumber(r.request_count)]),
+      ).toEqual([[0, 7_000, 3]]);
+      // Given back, its counters reach the user and the token.
+      await n.ledger.close();
+      await d.db.transaction().execute((trx) => n.store.leases.giveBackRows(trx, { ids: [id] }, 10));
+      const b = await books(a);
+      expect([b.userUsed, b.userRequests, b.tokenUsed, b.userDrop]).toEqual([7_000, 3, 7_000, 0]);
     });
 
     it('refills the budget before it runs out, in the same lease row', async () => {
@@ -551,7 +607,7 @@ for (const target of engineTargets()) {
       },
     );
 
-    it('a batch of settlements over several users, tokens and channels is one statement per table', async () => {
+    it('a batch of leased settlements over several users, tokens and channels writes the leases and channels, one statement per table', async () => {
       const counter = new StatementCounter();
       const counted = createDb(testDb.url, { poolSize: 4, onQuery: counter.onQuery });
       databases.push(counted);
@@ -576,18 +632,21 @@ for (const target of engineTargets()) {
       );
       await n.ledger.flush();
       await Promise.all(settled);
+      // No charge went past its reserve: the users' and tokens' rows, which every node's groups
+      // would update, are left alone (the counters go on the lease rows).
       expect(counter.counts).toEqual({
         'select quota_leases': 1,
-        'update users': 1,
-        'update tokens': 1,
         'update channels': 1,
         'update quota_leases': 1,
         [target.engine === 'postgres' ? 'copy logs' : 'insert logs']: 1,
-        // The prepared statement's part for journal numbers, which inserts nothing without them.
-        ...(target.engine === 'postgres' ? { 'insert ledger_settled': 1 } : {}),
+        // The prepared statement's parts for the users, the tokens and the journal numbers, which
+        // update and insert nothing given no rows.
+        ...(target.engine === 'postgres'
+          ? { 'update users': 1, 'update tokens': 1, 'insert ledger_settled': 1 }
+          : {}),
       });
       // PostgreSQL: the lease lock, the prepared balance writes, then the log rows' COPY.
-      expect(counter.messages).toBe(target.engine === 'postgres' ? 3 : 6);
+      expect(counter.messages).toBe(target.engine === 'postgres' ? 3 : 4);
       await n.ledger.close();
       for (const a of accounts) {
         const b = await books(a);

@@ -328,7 +328,7 @@ export class QuotaLeases {
 function liveLeaseRows(trx: Transaction<Tables>) {
   return trx
     .selectFrom('quota_leases')
-    .select(['id', 'user_id', 'token_id', 'token_limited', 'amount'])
+    .select(['id', 'user_id', 'token_id', 'token_limited', 'amount', 'used_quota', 'request_count'])
     .where('returned', '=', 0)
     .orderBy('id');
 }
@@ -337,8 +337,9 @@ type LeaseRow = Awaited<ReturnType<ReturnType<typeof liveLeaseRows>['execute']>>
 
 /**
  * Gives back lease rows locked by the caller: what each still holds goes back to its user and, for a
- * limited token, to the token (one UPDATE per table, as settlements write them); the rows are
- * marked returned. A node that settles against a returned lease charges the balances instead.
+ * limited token, to the token, and what its settlements counted joins the user's and token's
+ * counters (one UPDATE per table, as settlements write them); the rows are marked returned. A node
+ * that settles against a returned lease charges and counts on the balances instead.
  */
 async function returnLeaseRows(
   trx: Transaction<Tables>,

@@ -1,6 +1,12 @@
 import { TokenStatus } from '@switchyard/domain';
 import { describe, expect, it } from 'vitest';
-import { type LockedBalances, needsRoom, type PlannedSettle, planSettlements } from './settlement-plan.js';
+import {
+  givenBack,
+  type LockedBalances,
+  needsRoom,
+  type PlannedSettle,
+  planSettlements,
+} from './settlement-plan.js';
 
 const settle = (
   userId: number,
@@ -65,7 +71,7 @@ describe('planSettlements', () => {
     });
   });
 
-  it('charges a leased settlement to its lease; the balances move only by an overrun', () => {
+  it('charges and counts a leased settlement on its lease; the balances move only by an overrun', () => {
     const leased = (s: PlannedSettle, leaseId: string): PlannedSettle => ({ ...s, leaseId });
     const plan = planSettlements(
       [
@@ -83,18 +89,57 @@ describe('planSettlements', () => {
     );
     expect(plan.amounts.map((a) => a.charged)).toEqual([400, 800, 100]);
     expect(plan.leases).toEqual([
-      { id: 'a', used: 100 },
-      { id: 'b', used: 900 },
+      { id: 'a', used: 100, counted: 100, requests: 1 },
+      { id: 'b', used: 900, counted: 1200, requests: 2 },
     ]);
+    // The users' and tokens' rows, shared by every node, see only the overrun.
+    expect(plan.users).toEqual([{ id: 7, quota: -300, used: 0, requests: 0 }]);
+    expect(plan.tokens).toEqual([{ id: 30, remain: -300, used: 0, exhausted: false }]);
+    expect(plan.channels).toEqual([{ id: 5, used: 1200 }]);
+  });
+
+  it('counts a leased settlement that charged nothing, and a leased release not at all', () => {
+    const plan = planSettlements([
+      { ...settle(7, 30, 100, 0, 5), leaseId: 'a' },
+      { ...settle(7, 30, 100, undefined, 5), leaseId: 'b' },
+    ]);
+    expect(plan.leases).toEqual([{ id: 'a', used: 0, counted: 0, requests: 1 }]);
+    expect(plan.users).toEqual([]);
+    expect(plan.tokens).toEqual([]);
+    expect(plan.channels).toEqual([]);
+  });
+
+  it('gives a returned lease back with what its settlements counted', () => {
+    const plan = planSettlements([
+      givenBack({
+        user_id: 7,
+        token_id: 30,
+        token_limited: 1,
+        amount: 250,
+        used_quota: 1200,
+        request_count: 2,
+      }),
+      givenBack({
+        user_id: 2,
+        token_id: 10,
+        token_limited: 0,
+        amount: '40',
+        used_quota: '100',
+        request_count: '1',
+      }),
+      givenBack({ user_id: 2, token_id: 10, token_limited: 0, amount: 10 }),
+    ]);
+    expect(plan.amounts.map((a) => a.charged)).toEqual([0, 0, 0]);
     expect(plan.users).toEqual([
-      { id: 2, quota: 0, used: 100, requests: 1 },
-      { id: 7, quota: -300, used: 1200, requests: 2 },
+      { id: 2, quota: 50, used: 100, requests: 1 },
+      { id: 7, quota: 250, used: 1200, requests: 2 },
     ]);
     expect(plan.tokens).toEqual([
       { id: 10, remain: 0, used: 100, exhausted: false },
-      { id: 30, remain: -300, used: 1200, exhausted: false },
+      { id: 30, remain: 250, used: 1200, exhausted: false },
     ]);
-    expect(plan.channels).toEqual([{ id: 5, used: 1200 }]);
+    expect(plan.channels).toEqual([]);
+    expect(plan.leases).toEqual([]);
   });
 
   it('refuses an overrun without locked balances', () => {

@@ -15,18 +15,29 @@ export interface PlannedSettle {
   /**
    * The quota lease `held.amount` was taken from: the charge up to it comes out of the lease row, a
    * refund goes back to the node's budget (not the balance), only an overrun touches the balances.
+   * The charge and the request are counted on the lease row, not on the user's and token's.
    */
   leaseId?: string | undefined;
+  /** A lease given back: what its settlements counted joins the user's and token's counters. */
+  counted?: { used: number; requests: number } | undefined;
 }
 
-/** A held row (a reserve's, a quota lease's) given back whole: its balances return, nothing is charged. */
+/**
+ * A held row (a reserve's, a quota lease's) given back whole: its balances return, nothing is
+ * charged; a lease's counters move to the user and the token.
+ */
 export function givenBack(row: {
   user_id: number | string | bigint;
   token_id: number | string | bigint;
   token_limited: number | string;
   amount: number | string | bigint;
+  used_quota?: number | string | bigint;
+  request_count?: number | string | bigint;
 }): PlannedSettle {
+  const used = Number(row.used_quota ?? 0);
+  const requests = Number(row.request_count ?? 0);
   return {
+    ...(used !== 0 || requests !== 0 ? { counted: { used, requests } } : {}),
     held: {
       userId: Number(row.user_id),
       tokenId: Number(row.token_id),
@@ -74,6 +85,10 @@ export interface LeaseTotal {
   id: string;
   /** Taken from the lease row's `amount`. */
   used: number;
+  /** Added to the lease row's `used_quota`: every charge in full, an overrun's too. */
+  counted: number;
+  /** Added to the lease row's `request_count`. */
+  requests: number;
 }
 
 export interface SettlementPlan {
@@ -122,31 +137,36 @@ export function planSettlements(
         })
       : { charged: 0, change: held.amount, refunded: held.amount, shortfall: 0 };
 
-    // A leased settlement moves the balances only by its overrun; the rest is the lease's.
-    const change = s.leaseId === undefined ? a.change : Math.min(0, a.change);
-    if (s.leaseId !== undefined && settling) {
-      const lease = leases.get(s.leaseId) ?? { id: s.leaseId, used: 0 };
-      leases.set(s.leaseId, lease);
+    // A leased settlement moves the balances only by its overrun; the rest is the lease's, and so
+    // are its counters: the users' and tokens' rows, shared by every node, are left alone.
+    const leased = s.leaseId !== undefined;
+    const change = leased ? Math.min(0, a.change) : a.change;
+    if (leased && settling) {
+      const lease = leases.get(s.leaseId!) ?? { id: s.leaseId!, used: 0, counted: 0, requests: 0 };
+      leases.set(s.leaseId!, lease);
       lease.used += Math.min(a.charged, held.amount);
+      lease.counted += a.charged;
+      lease.requests++;
     }
+    const counted = settling && !leased ? { used: a.charged, requests: 1 } : s.counted;
 
     const user = users.get(held.userId) ?? { id: held.userId, quota: 0, used: 0, requests: 0 };
     users.set(held.userId, user);
     user.quota += change;
-    if (settling) {
-      user.used += a.charged;
-      user.requests++;
+    if (counted) {
+      user.used += counted.used;
+      user.requests += counted.requests;
     }
     const balance = userBalance.get(held.userId);
     if (balance !== undefined) userBalance.set(held.userId, balance + change);
 
     const moveBalance = limited && change !== 0;
-    const addUsed = settling && a.charged > 0;
+    const addUsed = counted !== undefined && counted.used !== 0;
     if (moveBalance || addUsed) {
       const token = tokens.get(held.tokenId) ?? { id: held.tokenId, remain: 0, used: 0, exhausted: false };
       tokens.set(held.tokenId, token);
       if (moveBalance) token.remain += change;
-      if (addUsed) token.used += a.charged;
+      if (addUsed) token.used += counted.used;
       const state = tokenState.get(held.tokenId);
       if (moveBalance && state) {
         // The rule of the one-by-one path: only an extra charge exhausts a token, never a refund.
@@ -158,7 +178,7 @@ export function planSettlements(
       }
     }
 
-    if (addUsed && s.channelId > 0) {
+    if (settling && a.charged > 0 && s.channelId > 0) {
       const channel = channels.get(s.channelId) ?? { id: s.channelId, used: 0 };
       channels.set(s.channelId, channel);
       channel.used += a.charged;
@@ -173,7 +193,7 @@ export function planSettlements(
     tokens: [...tokens.values()].filter((t) => t.remain !== 0 || t.used !== 0 || t.exhausted).sort(byId),
     channels: [...channels.values()].sort(byId),
     leases: [...leases.values()]
-      .filter((l) => l.used !== 0)
+      .filter((l) => l.used !== 0 || l.counted !== 0 || l.requests !== 0)
       .sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0)),
   };
 }

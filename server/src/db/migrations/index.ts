@@ -17,6 +17,7 @@ import { taskStatusIndexMigration } from './0013-task-status-index.js';
 import { telegramUpdatesMigration } from './0014-telegram-updates.js';
 import { leaseOwnerIndexesMigration } from './0015-lease-owner-indexes.js';
 import { ledgerSettledMigration } from './0016-ledger-settled.js';
+import { leaseCountersMigration } from './0017-lease-counters.js';
 
 /** The static, ordered list of migrations. Names sort in the order they run. */
 export function migrations(dialect: DialectName): Record<string, Migration> {
@@ -37,6 +38,7 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0014_telegram_updates': telegramUpdatesMigration(dialect),
     '0015_lease_owner_indexes': leaseOwnerIndexesMigration(dialect),
     '0016_ledger_settled': ledgerSettledMigration(dialect),
+    '0017_lease_counters': leaseCountersMigration(dialect),
   };
 }
 

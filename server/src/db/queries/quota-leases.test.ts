@@ -4,11 +4,13 @@ import { createTestDatabase, engineTargets, type TestDatabase } from '../../test
 import { createDb, type Database } from '../create-db.js';
 import { insertReturningId, toNumber } from '../dialect.js';
 import { migrateToLatest } from '../migrations/index.js';
+import { statisticsQueries } from './statistics.js';
 import { newTokenRow, tokensQueries } from './tokens.js';
 import { balanceLogRow, newUserRow, usersQueries } from './users.js';
 
-// What a live quota lease holds is its owner's money: every balance shown counts it, and a write
-// that names a balance outright gives the owner's leases back first.
+// What a live quota lease holds is its owner's money, and what its settlements used is counted on
+// it: every balance and counter shown adds them, and a write that names a balance outright gives
+// the owner's leases back first.
 
 for (const target of engineTargets()) {
   describe.skipIf(target.skipReason !== undefined)(`balances with quota leases on ${target.engine}`, () => {
@@ -119,6 +121,86 @@ for (const target of engineTargets()) {
       // A returned lease is the balance's again, and no longer counted twice.
       await d.db.updateTable('quota_leases').set({ returned: 1 }).where('user_id', '=', a.userId).execute();
       expect((await users.byId(a.userId))?.quota).toBe(8_000);
+    });
+
+    it('used quota and request counts shown add what live leases counted; lists sort by what is shown', async () => {
+      const a = await leased(10_000, 6_000, 1_000);
+      const b = await leased(10_000, 6_000, 1_000);
+      const users = usersQueries(d);
+      const tokens = tokensQueries(d);
+      const stats = statisticsQueries(d);
+      const before = await stats.userTotals();
+      // a: 100 counted on its row and 900 on its limited token's lease; b: 500 on its row only.
+      await d.db
+        .updateTable('users')
+        .set({ used_quota: 100, request_count: 1 })
+        .where('id', '=', a.userId)
+        .execute();
+      await d.db.updateTable('tokens').set({ used_quota: 100 }).where('id', '=', a.limited).execute();
+      await d.db
+        .updateTable('quota_leases')
+        .set({ used_quota: 900, request_count: 4 })
+        .where('token_id', '=', a.limited)
+        .execute();
+      await d.db
+        .updateTable('users')
+        .set({ used_quota: 500, request_count: 2 })
+        .where('id', '=', b.userId)
+        .execute();
+      const seenA = await users.byId(a.userId);
+      expect([seenA?.used_quota, seenA?.request_count, seenA?.quota]).toEqual([1_000, 5, 10_000]);
+      expect((await tokens.byId(a.limited))?.used_quota).toBe(1_000);
+      expect((await tokens.byId(a.unlimited))?.used_quota).toBe(0);
+      const after = await stats.userTotals();
+      expect(after.totalUsedQuota - before.totalUsedQuota).toBe(1_000 + 500);
+      expect(after.totalQuota - before.totalQuota).toBe(0);
+      // By the column, b (500) would come before a (100).
+      const both = (order: 'asc' | 'desc') =>
+        users
+          .list(`leased`, { offset: 0, size: 100, order: [{ column: 'used_quota', direction: order }] })
+          .then((page) => page.rows.filter((u) => u.id === a.userId || u.id === b.userId).map((u) => u.id));
+      expect(await both('desc')).toEqual([a.userId, b.userId]);
+      expect(await both('asc')).toEqual([b.userId, a.userId]);
+      const byRequests = await users.list('leased', {
+        offset: 0,
+        size: 100,
+        order: [{ column: 'request_count', direction: 'desc' }],
+      });
+      expect(byRequests.rows.filter((u) => u.id === a.userId || u.id === b.userId).map((u) => u.id)).toEqual([
+        a.userId,
+        b.userId,
+      ]);
+      const tokenPage = await tokens.listByUser(a.userId, undefined, {
+        offset: 0,
+        size: 10,
+        order: [{ column: 'used_quota', direction: 'desc' }],
+      });
+      expect(tokenPage.rows.map((t) => [t.id, t.used_quota])).toEqual([
+        [a.limited, 1_000],
+        [a.unlimited, 0],
+      ]);
+      // Given back (an administrator's deduction), the counters move to the columns: the same shown.
+      const log = () =>
+        balanceLogRow({
+          user_id: a.userId,
+          username: 'x',
+          type: LogType.Manage,
+          content: '',
+          quota: 0,
+          created_at: 0,
+        });
+      expect(await users.adjustQuota(a.userId, -1, log)).toEqual({ ok: true, quota: 9_999 });
+      expect(await liveLeases(a.userId)).toBe(0);
+      const columns = await d.db
+        .selectFrom('users')
+        .select(['used_quota', 'request_count'])
+        .where('id', '=', a.userId)
+        .executeTakeFirstOrThrow();
+      expect([toNumber(columns.used_quota), toNumber(columns.request_count)]).toEqual([1_000, 5]);
+      const seenAgain = await users.byId(a.userId);
+      expect([seenAgain?.used_quota, seenAgain?.request_count]).toEqual([1_000, 5]);
+      expect((await tokens.byId(a.limited))?.used_quota).toBe(1_000);
+      expect((await stats.userTotals()).totalUsedQuota - before.totalUsedQuota).toBe(1_000 + 500);
     });
 
     it('an administrator can deduct the whole balance shown: the leases go back first', async () => {

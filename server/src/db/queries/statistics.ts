@@ -318,9 +318,20 @@ export function statisticsQueries({ db, dialect }: Database) {
           eb.fn.sum<number>(eb.case().when('inviter_id', '!=', 0).then(1).else(0).end()).as('invited'),
         ])
         .executeTakeFirstOrThrow();
+      // What live quota leases hold and counted is the users' too (db/queries/quota-leases.ts).
+      const leased = await db
+        .selectFrom('quota_leases')
+        .innerJoin('users', 'users.id', 'quota_leases.user_id')
+        .where('quota_leases.returned', '=', 0)
+        .where('users.deleted_at', 'is', null)
+        .select((eb) => [
+          eb.fn.sum<number>('quota_leases.amount').as('quota'),
+          eb.fn.sum<number>('quota_leases.used_quota').as('used_quota'),
+        ])
+        .executeTakeFirstOrThrow();
       return {
-        totalQuota: toNumber(row.quota),
-        totalUsedQuota: toNumber(row.used_quota),
+        totalQuota: toNumber(row.quota) + toNumber(leased.quota),
+        totalUsedQuota: toNumber(row.used_quota) + toNumber(leased.used_quota),
         totalUser: toNumber(row.users),
         totalInviterUser: toNumber(row.invited),
       };

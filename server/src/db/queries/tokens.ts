@@ -5,7 +5,7 @@ import type { Database } from '../create-db.js';
 import { insertReturningId, toNumber } from '../dialect.js';
 import type { TokensTable } from '../tables.js';
 import { type ListRequest, likeInsensitive, prefixPattern } from './channels.js';
-import { leasedToToken, tokenSeen } from './quota-leases.js';
+import { tokenLeases, tokenOrder, tokenSeen } from './quota-leases.js';
 
 export type TokenRow = Selectable<TokensTable>;
 export type NewToken = Insertable<TokensTable>;
@@ -53,10 +53,11 @@ export function tokensQueries(database: Database) {
     return q;
   };
 
-  /** Every column, `remain_quota` with what live leases hold of it (`tokenSeen`). */
-  const rows = () => live().selectAll().select(leasedToToken);
-  const seen = (row: (TokenRow & { leased_quota: number }) | undefined): TokenRow | undefined =>
-    row && tokenSeen(row);
+  /** Every column, `remain_quota` and `used_quota` with what live leases hold and counted (`tokenSeen`). */
+  const rows = () => live().selectAll().select(tokenLeases);
+  const seen = (
+    row: (TokenRow & { leased_quota: number; leased_used: number }) | undefined,
+  ): TokenRow | undefined => row && tokenSeen(row);
 
   const byId = async (id: number): Promise<TokenRow | undefined> =>
     seen(await rows().where('id', '=', id).executeTakeFirst());
@@ -71,8 +72,8 @@ export function tokensQueries(database: Database) {
       keyword: string | undefined,
       page: ListRequest<TokenOrderColumn>,
     ): Promise<{ rows: TokenRow[]; total: number }> {
-      let q = ofUser(userId, keyword).selectAll().select(leasedToToken);
-      for (const o of page.order) q = q.orderBy(o.column, o.direction);
+      let q = ofUser(userId, keyword).selectAll().select(tokenLeases);
+      for (const o of page.order) q = q.orderBy(tokenOrder(o.column), o.direction);
       if (!page.order.some((o) => o.column === 'id')) q = q.orderBy('id', 'desc');
       const [rows, count] = await Promise.all([
         q.limit(page.size).offset(page.offset).execute(),

@@ -6,7 +6,7 @@ import { insertReturningId, toNumber } from '../dialect.js';
 import type { NewUser, Tables, UserPatch, UserRow } from '../tables.js';
 import { type ListRequest, likeInsensitive, prefixPattern } from './channels.js';
 import type { NewLog } from './logs.js';
-import { leasedToUser, userSeen } from './quota-leases.js';
+import { userLeases, userOrder, userSeen } from './quota-leases.js';
 
 export type UsersQueries = ReturnType<typeof usersQueries>;
 
@@ -90,9 +90,10 @@ export function newUserRow(
 
 export function usersQueries(database: Database) {
   const { db, dialect } = database;
-  const live = () => db.selectFrom('users').selectAll().select(leasedToUser).where('deleted_at', 'is', null);
-  const seen = (row: (UserRow & { leased_quota: number }) | undefined): UserRow | undefined =>
-    row && userSeen(row);
+  const live = () => db.selectFrom('users').selectAll().select(userLeases).where('deleted_at', 'is', null);
+  const seen = (
+    row: (UserRow & { leased_quota: number; leased_used: number; leased_requests: number }) | undefined,
+  ): UserRow | undefined => row && userSeen(row);
   return {
     async byId(id: number): Promise<UserRow | undefined> {
       return seen(await live().where('id', '=', id).executeTakeFirst());
@@ -207,8 +208,8 @@ export function usersQueries(database: Database) {
         }
         return q;
       };
-      let q = filtered().selectAll().select(leasedToUser);
-      for (const o of page.order) q = q.orderBy(o.column, o.direction);
+      let q = filtered().selectAll().select(userLeases);
+      for (const o of page.order) q = q.orderBy(userOrder(o.column), o.direction);
       if (!page.order.some((o) => o.column === 'id')) q = q.orderBy('id', 'desc');
       const [rows, count] = await Promise.all([
         q.limit(page.size).offset(page.offset).execute(),
