@@ -125,9 +125,16 @@ async function interleave<T>(
   return results;
 }
 
+/**
+ * Each target warms up before it is measured; a target of several gateways (the two-node variant)
+ * for as many times longer, so each of its processes has served as many requests as a single one
+ * has before the rounds begin (the JIT compiles a function after so many calls, and caches and
+ * quota leases fill per process, not per second).
+ */
 async function warmUp(ctx: MeasureContext, targets: readonly ChatTarget[], body: string): Promise<void> {
   for (const t of targets) {
-    await loadRun(ctx, t, body, ctx.options.connections, ctx.options.warmupS);
+    const processes = 1 + (t.extraProcs?.length ?? 0);
+    await loadRun(ctx, t, body, ctx.options.connections, ctx.options.warmupS * processes);
     await drain(t);
   }
 }
