@@ -106,6 +106,47 @@ async function snapshot(
   return sum;
 }
 
+/**
+ * The two-node variant's control: the bare proxy alone, and two bare proxies behind nginx as the two
+ * gateways are, in the same chat rounds (report/results.ts, `bareSplit`).
+ */
+async function measureBareSplit(
+  runDir: string,
+  upstreamOrigin: string,
+  bare: ChatTarget,
+  ctx: MeasureContext,
+  bodies: { chatBody: string },
+): Promise<NonNullable<VariantResult['bareSplit']>> {
+  const second = await BareProxy.start(runDir, upstreamOrigin, 'fast-b');
+  const balancer = await NginxBalancer.start(
+    runDir,
+    'bare-balancer',
+    [bare.origin, second.origin],
+    '/__ping',
+  );
+  try {
+    const two: ChatTarget = {
+      label: 'two bare proxies',
+      origin: balancer.origin,
+      keys: bare.keys,
+      proc: bare.proc,
+      extraProcs: [second.proc],
+      balancer: balancer.proc,
+    };
+    // Three rounds whatever the plan: a ratio of two short figures needs more than one.
+    const rounds = Math.max(3, ctx.options.rounds);
+    const [one, split] = await measureChat(
+      { ...ctx, options: { ...ctx.options, rounds } },
+      [bare, two],
+      bodies.chatBody,
+    );
+    return { one: one!, two: split! };
+  } finally {
+    await balancer.stop();
+    await second.stop();
+  }
+}
+
 /** Waits until every request the upstream saw since `before` has settled in the database, or gives up. */
 async function waitSettled(
   dbs: readonly BenchDatabase[],
@@ -623,6 +664,18 @@ async function runVariant(variant: Variant, d: VariantDeps): Promise<VariantResu
       keep(await measureStreams(measureCtx, targets, bodies.streamBody));
       await check('stream');
     });
+
+    if (second)
+      await clock.time(`${variant}: bare proxies split`, async () => {
+        await useMode(upstreams, 'json');
+        result.bareSplit = await measureBareSplit(
+          runDir,
+          upstreams.shared.origin,
+          baselines.bare,
+          measureCtx,
+          bodies,
+        );
+      });
 
     if (plan.slowStreamPhase)
       await clock.time(`${variant}: slow streams`, async () => {

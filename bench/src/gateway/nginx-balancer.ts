@@ -48,14 +48,20 @@ export class NginxBalancer {
     readonly origin: string,
   ) {}
 
-  static async start(runDir: string, name: string, origins: readonly string[]): Promise<NginxBalancer> {
+  /** `probePath`: a GET every origin answers, asked through nginx until it answers. */
+  static async start(
+    runDir: string,
+    name: string,
+    origins: readonly string[],
+    probePath = '/api/status',
+  ): Promise<NginxBalancer> {
     const dir = path.join(runDir, `nginx-${name}`);
     mkdirSync(path.join(dir, 'tmp'), { recursive: true });
     const port = await freePort();
     writeFileSync(path.join(dir, 'nginx.conf'), balancerConf(dir, port, origins));
     const proc = startNginx(dir, `nginx balancer (${name})`, path.join(runDir, `balancer-nginx-${name}.log`));
     const origin = `http://127.0.0.1:${port}`;
-    await waitForHttp(`${origin}/api/status`, proc, 10_000);
+    await waitForHttp(`${origin}${probePath}`, proc, 10_000);
     return new NginxBalancer(proc, origin);
   }
 

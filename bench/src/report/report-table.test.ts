@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import {
+  bareSplitNote,
   comparisonTable,
   evaluateTargets,
   formatRatio,
   formatValue,
+  renderReport,
   renderTable,
   soakTable,
   targetsTable,
@@ -287,6 +289,45 @@ describe('a variant on the short server plan', () => {
     expect(comparisonTable(two)).toMatch(/\| chat balancer CPU us\/request +\| +- +\| +- +\| +40 /);
     expect(comparisonTable(oneNode)).not.toMatch(/balancer/);
     expect(evaluateTargets(oneNode, direct).some((c) => c.target.includes('vs one node'))).toBe(false);
+  });
+
+  it("prints the two-node control's ratio, and nothing when a figure is missing", () => {
+    const measured = (cpu: number | undefined, balancer?: number): TargetResult => ({
+      json64: load(1000, 1, {
+        ...(cpu === undefined ? {} : { proxyCpuUsPerRequest: cpu }),
+        ...(balancer === undefined ? {} : { balancerCpuUsPerRequest: balancer }),
+      }),
+    });
+    expect(bareSplitNote({ one: measured(80), two: measured(100, 20) })).toMatch(
+      /two bare proxies behind nginx used 100 us of CPU per chat request against one bare proxy's 80 \(1\.25x; nginx 20 us of its own\)/,
+    );
+    expect(bareSplitNote({ one: measured(undefined), two: measured(100) })).toBeUndefined();
+    const two: VariantResult = {
+      ...server,
+      variant: 'postgres+redis-2nodes',
+      bareSplit: { one: measured(80), two: measured(100, 20) },
+    };
+    const text = renderReport({
+      schema: 1,
+      generatedAt: 'now',
+      mode: 'full',
+      machine: {
+        cpus: 2,
+        cpuModel: 'x',
+        memoryGb: 1,
+        node: 'v20',
+        os: 'linux',
+        othersCpuPercent: { before: 0, during: 0 },
+      },
+      tools: { upstream: 'u', load: 'l', latency: 'l' },
+      scenario: {},
+      slowBaselines: slow,
+      variants: [two, server],
+      skipped: [],
+      targets: [],
+    });
+    expect(text).toMatch(/control \[postgres\+redis-2nodes\]: two bare proxies behind nginx used 100 us/);
+    expect(text).not.toMatch(/control \[postgres\]/);
   });
 
   it('still fails a missing 1000-stream result when the phase was meant to run', () => {

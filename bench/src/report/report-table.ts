@@ -325,6 +325,18 @@ export function soakTable(variant: string, s: SoakResult): string {
   return `${about}\n\n${table}`;
 }
 
+/** The two-node variant's control in one line, or undefined when a figure is missing. */
+export function bareSplitNote(split: NonNullable<VariantResult['bareSplit']>): string | undefined {
+  const one = split.one.json64?.proxyCpuUsPerRequest;
+  const two = split.two.json64?.proxyCpuUsPerRequest;
+  if (one === undefined || two === undefined || one === 0) return undefined;
+  return (
+    `two bare proxies behind nginx used ${two} us of CPU per chat request against one bare proxy's ${one} ` +
+    `(${(two / one).toFixed(2)}x; nginx ${split.two.json64?.balancerCpuUsPerRequest ?? '-'} us of its own): ` +
+    'what splitting the load over two processes costs on this machine, with nothing shared'
+  );
+}
+
 /** The whole printed report. */
 export function renderReport(results: BenchResults): string {
   const parts: string[] = [];
@@ -348,6 +360,8 @@ export function renderReport(results: BenchResults): string {
           `${a.abandonedCalls ? `, ${a.abandonedCalls} calls abandoned by their clients (not billed)` : ''}: ${verdict}`,
       );
     }
+    const split = g.bareSplit && bareSplitNote(g.bareSplit);
+    if (split) notes.push(`control [${g.variant}]: ${split}`);
     parts.push([comparisonTable(g, results.slowBaselines), '', ...notes].join('\n'));
     if (g.gateway.soak) parts.push(soakTable(g.variant, g.gateway.soak));
   }

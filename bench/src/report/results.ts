@@ -156,6 +156,12 @@ export interface VariantResult {
   node?: string;
   /** A second gateway on another Node (--compare-node), measured in the same chat and stream rounds. */
   compare?: { node: string; gateway: TargetResult };
+  /**
+   * The two-node variant's control: the bare proxy alone against two bare proxies behind the same
+   * kind of nginx, in the same chat rounds. They share nothing, so what two cost more per request
+   * than one is what splitting the load over two processes costs on this machine.
+   */
+  bareSplit?: { one: TargetResult; two: TargetResult };
 }
 
 /** The slow-stream figures of direct calls and the bare proxy, measured once before the variants. */
