@@ -59,40 +59,7 @@ export function quotaLeasesMigration(dialect: DialectName): Migration {
           .addColumn('seq', t.bigint, (c) => c.notNull()),
       ).execute();
       if (dialect !== 'postgres') return;
-      await sql`
-        create or replace function take_lease(p_id text, p_node text, p_expires bigint,
-          p_user_id bigint, p_token_id bigint, p_limited boolean, p_amount bigint, p_keep bigint)
-        returns text language plpgsql as $$
-        begin
-          -- The lease row first, then the user, then the token: the order settlements lock them in.
-          insert into quota_leases as l (id, node_id, user_id, token_id, token_limited, amount, expires_at, returned)
-            values (p_id, p_node, p_user_id, p_token_id, case when p_limited then 1 else 0 end, p_amount,
-              p_expires, 0)
-            on conflict (id) do update set amount = l.amount + excluded.amount, expires_at = excluded.expires_at
-            where l.returned = 0;
-          if not found then
-            return 'lease_returned';
-          end if;
-          update users set quota = quota - p_amount where id = p_user_id and quota >= p_amount + p_keep;
-          if not found then
-            update quota_leases set amount = amount - p_amount where id = p_id;
-            -- A row left holding nothing has nothing outstanding either (they are part of its amount).
-            delete from quota_leases where id = p_id and amount = 0;
-            return 'insufficient_user_quota';
-          end if;
-          if p_limited then
-            update tokens set remain_quota = remain_quota - p_amount
-              where id = p_token_id and remain_quota >= p_amount + p_keep;
-            if not found then
-              update users set quota = quota + p_amount where id = p_user_id;
-              update quota_leases set amount = amount - p_amount where id = p_id;
-              delete from quota_leases where id = p_id and amount = 0;
-              return 'insufficient_token_quota';
-            end if;
-          end if;
-          return null;
-        end
-        $$`.execute(db);
+      await takeLeaseFunction('').execute(db);
     },
 
     async down(db: AnyDb) {
@@ -104,4 +71,45 @@ export function quotaLeasesMigration(dialect: DialectName): Migration {
       await db.schema.dropTable('quota_leases').ifExists().execute();
     },
   };
+}
+
+/**
+ * `take_lease`'s text; a refused slice deletes its row when it holds nothing and `counted` (SQL
+ * appended to that condition) holds too: 0011 appends nothing, 0017 adds that it counted nothing.
+ */
+export function takeLeaseFunction(counted: string) {
+  return sql`
+    create or replace function take_lease(p_id text, p_node text, p_expires bigint,
+      p_user_id bigint, p_token_id bigint, p_limited boolean, p_amount bigint, p_keep bigint)
+    returns text language plpgsql as $$
+    begin
+      -- The lease row first, then the user, then the token: the order settlements lock them in.
+      insert into quota_leases as l (id, node_id, user_id, token_id, token_limited, amount, expires_at, returned)
+        values (p_id, p_node, p_user_id, p_token_id, case when p_limited then 1 else 0 end, p_amount,
+          p_expires, 0)
+        on conflict (id) do update set amount = l.amount + excluded.amount, expires_at = excluded.expires_at
+        where l.returned = 0;
+      if not found then
+        return 'lease_returned';
+      end if;
+      update users set quota = quota - p_amount where id = p_user_id and quota >= p_amount + p_keep;
+      if not found then
+        update quota_leases set amount = amount - p_amount where id = p_id;
+        -- A row left holding nothing has nothing outstanding either (they are part of its amount).
+        delete from quota_leases where id = p_id and amount = 0 ${sql.raw(counted)};
+        return 'insufficient_user_quota';
+      end if;
+      if p_limited then
+        update tokens set remain_quota = remain_quota - p_amount
+          where id = p_token_id and remain_quota >= p_amount + p_keep;
+        if not found then
+          update users set quota = quota + p_amount where id = p_user_id;
+          update quota_leases set amount = amount - p_amount where id = p_id;
+          delete from quota_leases where id = p_id and amount = 0 ${sql.raw(counted)};
+          return 'insufficient_token_quota';
+        end if;
+      end if;
+      return null;
+    end
+    $$`;
 }

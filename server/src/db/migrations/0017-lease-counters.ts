@@ -1,5 +1,6 @@
-import { type Kysely, type Migration, sql } from 'kysely';
+import type { Kysely, Migration } from 'kysely';
 import { columnTypes, type DialectName } from '../dialect.js';
+import { takeLeaseFunction } from './0011-quota-leases.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations run against the schema as it was, not today's types.
 type AnyDb = Kysely<any>;
@@ -31,42 +32,4 @@ export function leaseCountersMigration(dialect: DialectName): Migration {
         await db.schema.alterTable('quota_leases').dropColumn(column).execute();
     },
   };
-}
-
-/** `take_lease` as 0011 made it, a refused lease's row deleted only when also `counted` holds. */
-function takeLeaseFunction(counted: string) {
-  return sql`
-    create or replace function take_lease(p_id text, p_node text, p_expires bigint,
-      p_user_id bigint, p_token_id bigint, p_limited boolean, p_amount bigint, p_keep bigint)
-    returns text language plpgsql as $$
-    begin
-      -- The lease row first, then the user, then the token: the order settlements lock them in.
-      insert into quota_leases as l (id, node_id, user_id, token_id, token_limited, amount, expires_at, returned)
-        values (p_id, p_node, p_user_id, p_token_id, case when p_limited then 1 else 0 end, p_amount,
-          p_expires, 0)
-        on conflict (id) do update set amount = l.amount + excluded.amount, expires_at = excluded.expires_at
-        where l.returned = 0;
-      if not found then
-        return 'lease_returned';
-      end if;
-      update users set quota = quota - p_amount where id = p_user_id and quota >= p_amount + p_keep;
-      if not found then
-        update quota_leases set amount = amount - p_amount where id = p_id;
-        -- A row left holding nothing, having counted nothing, has nothing outstanding either.
-        delete from quota_leases where id = p_id and amount = 0 ${sql.raw(counted)};
-        return 'insufficient_user_quota';
-      end if;
-      if p_limited then
-        update tokens set remain_quota = remain_quota - p_amount
-          where id = p_token_id and remain_quota >= p_amount + p_keep;
-        if not found then
-          update users set quota = quota + p_amount where id = p_user_id;
-          update quota_leases set amount = amount - p_amount where id = p_id;
-          delete from quota_leases where id = p_id and amount = 0 ${sql.raw(counted)};
-          return 'insufficient_token_quota';
-        end if;
-      end if;
-      return null;
-    end
-    $$`;
 }

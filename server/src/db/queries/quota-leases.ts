@@ -6,17 +6,30 @@ import { sql } from 'kysely';
 // balance and counter a person sees is the column plus the live leases' (a write that names a
 // balance outright gives the owner's leases back first: `returnLeasesOf` of billing/leases).
 
+/**
+ * The sum of `column` over the live leases of the user or token of the outer query's row; `limited`:
+ * only leases that took from a limited token's balance.
+ */
+function liveLeaseSum(
+  column: 'amount' | 'used_quota' | 'request_count',
+  owner: 'users' | 'tokens',
+  limited = false,
+) {
+  const ownerId = owner === 'users' ? 'user_id' : 'token_id';
+  return sql<number>`coalesce((select sum(${sql.ref(`quota_leases.${column}`)}) from quota_leases where ${sql.ref(`quota_leases.${ownerId}`)} = ${sql.ref(`${owner}.id`)}${limited ? sql` and quota_leases.token_limited = 1` : sql``} and quota_leases.returned = 0), 0)`;
+}
+
 /** Sums over a user's live leases, each added to the users column of the same name. */
 const USER_LEASED = {
-  quota: sql<number>`coalesce((select sum(amount) from quota_leases where quota_leases.user_id = users.id and quota_leases.returned = 0), 0)`,
-  used_quota: sql<number>`coalesce((select sum(used_quota) from quota_leases where quota_leases.user_id = users.id and quota_leases.returned = 0), 0)`,
-  request_count: sql<number>`coalesce((select sum(request_count) from quota_leases where quota_leases.user_id = users.id and quota_leases.returned = 0), 0)`,
+  quota: liveLeaseSum('amount', 'users'),
+  used_quota: liveLeaseSum('used_quota', 'users'),
+  request_count: liveLeaseSum('request_count', 'users'),
 };
 
 /** Sums over a token's live leases; only a limited token's balance went into them. */
 const TOKEN_LEASED = {
-  remain_quota: sql<number>`coalesce((select sum(amount) from quota_leases where quota_leases.token_id = tokens.id and quota_leases.token_limited = 1 and quota_leases.returned = 0), 0)`,
-  used_quota: sql<number>`coalesce((select sum(used_quota) from quota_leases where quota_leases.token_id = tokens.id and quota_leases.returned = 0), 0)`,
+  remain_quota: liveLeaseSum('amount', 'tokens', true),
+  used_quota: liveLeaseSum('used_quota', 'tokens'),
 };
 
 /** What the live leases of a user hold: added to `users.quota` wherever a balance is shown. */
