@@ -2,7 +2,14 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, engineTargets, type TestDatabase } from '../test/databases.js';
 import { createDb, type Database } from './create-db.js';
-import { insertIgnore, insertReturningId, isUniqueViolation, toNumber, upsert } from './dialect.js';
+import {
+  insertIgnore,
+  insertReturningId,
+  isUniqueViolation,
+  mysqlVersionProblem,
+  toNumber,
+  upsert,
+} from './dialect.js';
 import { migrateToLatest } from './migrations/index.js';
 
 for (const target of engineTargets()) {
@@ -153,3 +160,24 @@ for (const target of engineTargets()) {
     });
   });
 }
+
+describe('mysqlVersionProblem', () => {
+  it('takes MySQL 8.0.4+ and MariaDB 10.6+, and names an older server', () => {
+    for (const ok of [
+      '8.0.4',
+      '8.0.36',
+      '8.4.2-log',
+      '9.1.0',
+      '10.6.0-MariaDB',
+      '10.11.6-MariaDB-0+deb12u1',
+      '11.4.2-MariaDB',
+    ])
+      expect(mysqlVersionProblem(ok)).toBeUndefined();
+    expect(mysqlVersionProblem('8.0.3-rc')).toBe(
+      'MySQL 8.0.3-rc is too old: Switchyard needs MySQL 8.0.4+ or MariaDB 10.6+',
+    );
+    expect(mysqlVersionProblem('5.7.44')).toMatch(/^MySQL 5\.7\.44 is too old/);
+    expect(mysqlVersionProblem('10.5.27-MariaDB')).toMatch(/^MariaDB 10\.5\.27-MariaDB is too old/);
+    expect(mysqlVersionProblem('5.5.5-10.4.0-MariaDB')).toMatch(/^MariaDB/);
+  });
+});

@@ -108,3 +108,18 @@ export function isUniqueViolation(err: unknown): boolean {
 export async function ping(db: Kysely<Tables>): Promise<void> {
   await sql`select 1`.execute(db);
 }
+
+/**
+ * Why a MySQL server's `version()` is too old for the settlement statements (`json_table`:
+ * MariaDB 10.6, MySQL 8.0.4), or undefined when it will do.
+ */
+export function mysqlVersionProblem(version: string): string | undefined {
+  const m = /^(\d+)\.(\d+)\.(\d+)/.exec(version);
+  if (!m) return undefined;
+  const [major, minor, patch] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const mariadb = /mariadb/i.test(version);
+  const atLeast = (a: number, b: number, c: number) =>
+    major !== a ? major > a : minor !== b ? minor > b : patch >= c;
+  if (mariadb ? atLeast(10, 6, 0) : atLeast(8, 0, 4)) return undefined;
+  return `${mariadb ? 'MariaDB' : 'MySQL'} ${version} is too old: Switchyard needs MySQL 8.0.4+ or MariaDB 10.6+`;
+}

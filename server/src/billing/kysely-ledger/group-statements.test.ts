@@ -122,6 +122,44 @@ for (const target of engineTargets()) {
       ]);
     });
 
+    it('a statement that fails fails the group: what ran before it in the same message is rolled back', async () => {
+      await d.db
+        .insertInto('quota_leases')
+        .values({
+          id: 'fails',
+          node_id: 'n',
+          user_id: 1,
+          token_id: 1,
+          token_limited: 1,
+          amount: 1000,
+          expires_at: 0,
+          returned: 0,
+        })
+        .execute();
+      const good = { ...row('kept?', 0), user_id: 8 };
+      // A log row without content breaks its table's NOT NULL rule, after the first statements ran.
+      const bad = { ...row('x', 1), user_id: 8, content: null as unknown as string };
+      const ran = d.db.transaction().execute(async (trx) => {
+        const out = new GroupStatements(d.dialect, d.quoteLiteral);
+        out.update(
+          'quota_leases',
+          [{ id: 'fails', used: 10 }],
+          [{ column: 'amount', op: '-', amount: (l) => l.used }],
+        );
+        out.insertLogs([good, bad, good], 1);
+        await out.run(trx);
+      });
+      await expect(ran).rejects.toThrow();
+      const lease = await d.db
+        .selectFrom('quota_leases')
+        .select('amount')
+        .where('id', '=', 'fails')
+        .executeTakeFirst();
+      expect(Number(lease?.amount)).toBe(1000);
+      const logged = await d.db.selectFrom('logs').select('id').where('user_id', '=', 8).execute();
+      expect(logged).toEqual([]);
+    });
+
     it('turns enabled tokens it exhausts to exhausted, leaving disabled ones, with each amount', async () => {
       const ids: number[] = [];
       for (const [i, status] of [Enabled, Enabled, Disabled, Enabled].entries())

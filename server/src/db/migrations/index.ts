@@ -1,5 +1,5 @@
 import { type Kysely, type Migration, type MigrationResultSet, Migrator, sql } from 'kysely';
-import type { DialectName } from '../dialect.js';
+import { type DialectName, mysqlVersionProblem } from '../dialect.js';
 import type { Tables } from '../tables.js';
 import { initialMigration } from './0001-initial.js';
 import { reserveFunctionMigration } from './0002-reserve-function.js';
@@ -49,6 +49,11 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
  * on the file's write lock (busy timeout), then finds the ledger up to date.
  */
 export async function migrateToLatest(db: Kysely<Tables>, dialect: DialectName): Promise<string[]> {
+  if (dialect === 'mysql') {
+    const version = (await sql<{ v: string }>`select version() as v`.execute(db)).rows[0]?.v ?? '';
+    const problem = mysqlVersionProblem(version);
+    if (problem) throw new Error(problem);
+  }
   if (dialect !== 'sqlite') {
     // Kysely looks for its ledger tables in every schema it can see; pin them to the current one so
     // databases sharing a server (schemas per tenant or per test) never see each other's ledger.
