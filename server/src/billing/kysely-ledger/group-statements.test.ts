@@ -160,6 +160,82 @@ for (const target of engineTargets()) {
       expect(logged).toEqual([]);
     });
 
+    it('updates forty rows by the same rules as four (MySQL joins that many to a json_table)', async () => {
+      const leaseIds = Array.from({ length: 45 }, (_, i) => `big'${i}\\;$`);
+      await d.db
+        .insertInto('quota_leases')
+        .values(
+          leaseIds.map((id, i) => ({
+            id,
+            node_id: 'n',
+            user_id: 100 + i,
+            token_id: 100 + i,
+            token_limited: 1,
+            amount: 1000,
+            expires_at: 0,
+            returned: 0,
+          })),
+        )
+        .execute();
+      const tokenIds: number[] = [];
+      for (let i = 0; i < 40; i++)
+        tokenIds.push(
+          await insertReturningId(
+            d.dialect,
+            d.db.insertInto('tokens').values(
+              newTokenRow({
+                user_id: 2,
+                name: `big${i}`,
+                key_hash: `group-statements-big-${i}`,
+                key_sealed: '',
+                created_time: 0,
+                remain_quota: 1000,
+                status: i % 2 === 0 ? Enabled : Disabled,
+              }),
+            ),
+          ),
+        );
+      await d.db.transaction().execute(async (trx) => {
+        const out = new GroupStatements(d.dialect, d.quoteLiteral);
+        out.update(
+          'quota_leases',
+          leaseIds.slice(0, 40).map((id, i) => ({ id, used: i + 1 })),
+          [
+            { column: 'amount', op: '-', amount: (l) => l.used },
+            { column: 'request_count', op: '+', amount: () => 1 },
+          ],
+        );
+        out.update(
+          'tokens',
+          tokenIds.map((id, i) => ({ id, used: 10 + i })),
+          [{ column: 'remain_quota', op: '-', amount: (t) => t.used }],
+          { ids: tokenIds.slice(0, 4), enabled: Enabled, exhaustedStatus: Exhausted },
+        );
+        await out.run(trx);
+      });
+      const leases = await d.db
+        .selectFrom('quota_leases')
+        .select(['id', 'amount', 'request_count'])
+        .where('id', 'in', leaseIds)
+        .execute();
+      const byId = new Map(leases.map((l) => [l.id, [Number(l.amount), Number(l.request_count)]]));
+      expect(leaseIds.map((id) => byId.get(id))).toEqual(
+        leaseIds.map((_, i) => (i < 40 ? [1000 - (i + 1), 1] : [1000, 0])),
+      );
+      const tokens = await d.db
+        .selectFrom('tokens')
+        .select(['id', 'status', 'remain_quota'])
+        .where('id', 'in', tokenIds)
+        .orderBy('id')
+        .execute();
+      expect(tokens.map((t) => [Number(t.status), Number(t.remain_quota)])).toEqual(
+        tokenIds.map((_, i) => [
+          i < 4 && i % 2 === 0 ? Exhausted : i % 2 === 0 ? Enabled : Disabled,
+          1000 - (10 + i),
+        ]),
+      );
+    });
+
     it('turns enabled tokens it exhausts to exhausted, leaving disabled ones, with each amount', async () => {
       const ids: number[] = [];
       for (const [i, status] of [Enabled, Enabled, Disabled, Enabled].entries())
