@@ -143,8 +143,9 @@ export function createDb(url: string, options: DbOptions = {}): Database {
       decimalNumbers: true,
       charset: 'utf8mb4',
       timezone: 'Z',
-      // A settlement group's writes go in one query (`group-statements.ts`). Every statement here is
-      // built with parameters, which the driver escapes, so no caller's text can end one early.
+      // A settlement group's writes go in one query (`group-statements.ts`). Every statement the
+      // server sends takes client text only as parameters, which the driver escapes, so none can
+      // end a statement early.
       multipleStatements: true,
     });
     // A pooled connection the server dropped leaves the pool by itself; a later error on it (or on

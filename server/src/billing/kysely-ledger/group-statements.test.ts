@@ -65,6 +65,41 @@ for (const target of engineTargets()) {
       await testDb?.drop();
     });
 
+    /** Live leases of 1000 each, the i-th for user and token `firstOwner + i`. */
+    const insertLeases = (ids: readonly string[], firstOwner = 1) =>
+      d.db
+        .insertInto('quota_leases')
+        .values(
+          ids.map((id, i) => ({
+            id,
+            node_id: 'n',
+            user_id: firstOwner + i,
+            token_id: firstOwner + i,
+            token_limited: 1,
+            amount: 1000,
+            expires_at: 0,
+            returned: 0,
+          })),
+        )
+        .execute();
+
+    /** A token with 1000 remaining; returns its id. */
+    const insertToken = (name: string, status: number, userId: number) =>
+      insertReturningId(
+        d.dialect,
+        d.db.insertInto('tokens').values(
+          newTokenRow({
+            user_id: userId,
+            name,
+            key_hash: `group-statements-${name}`,
+            key_sealed: '',
+            created_time: 0,
+            remain_quota: 1000,
+            status,
+          }),
+        ),
+      );
+
     it('stores client text exactly, whether copied (PostgreSQL) or sent as parameters', async () => {
       const rows = AWKWARD.map(row);
       await d.db.transaction().execute(async (trx) => {
@@ -89,21 +124,7 @@ for (const target of engineTargets()) {
 
     it('updates rows by string id, each by its own amount, and leaves the others alone', async () => {
       const ids = ["a'1", 'b\\2', 'c;3', 'd$4'];
-      await d.db
-        .insertInto('quota_leases')
-        .values(
-          ids.map((id, i) => ({
-            id,
-            node_id: 'n',
-            user_id: i + 1,
-            token_id: i + 1,
-            token_limited: 1,
-            amount: 1000,
-            expires_at: 0,
-            returned: 0,
-          })),
-        )
-        .execute();
+      await insertLeases(ids);
       await d.db.transaction().execute(async (trx) => {
         const out = new GroupStatements(d.dialect, d.quoteLiteral);
         out.update(
@@ -123,19 +144,7 @@ for (const target of engineTargets()) {
     });
 
     it('a statement that fails fails the group: what ran before it in the same message is rolled back', async () => {
-      await d.db
-        .insertInto('quota_leases')
-        .values({
-          id: 'fails',
-          node_id: 'n',
-          user_id: 1,
-          token_id: 1,
-          token_limited: 1,
-          amount: 1000,
-          expires_at: 0,
-          returned: 0,
-        })
-        .execute();
+      await insertLeases(['fails']);
       const good = { ...row('kept?', 0), user_id: 8 };
       // A log row without content breaks its table's NOT NULL rule, after the first statements ran.
       const bad = { ...row('x', 1), user_id: 8, content: null as unknown as string };
@@ -162,39 +171,10 @@ for (const target of engineTargets()) {
 
     it('updates forty rows by the same rules as four (MySQL joins that many to a json_table)', async () => {
       const leaseIds = Array.from({ length: 45 }, (_, i) => `big'${i}\\;$`);
-      await d.db
-        .insertInto('quota_leases')
-        .values(
-          leaseIds.map((id, i) => ({
-            id,
-            node_id: 'n',
-            user_id: 100 + i,
-            token_id: 100 + i,
-            token_limited: 1,
-            amount: 1000,
-            expires_at: 0,
-            returned: 0,
-          })),
-        )
-        .execute();
+      await insertLeases(leaseIds, 100);
       const tokenIds: number[] = [];
       for (let i = 0; i < 40; i++)
-        tokenIds.push(
-          await insertReturningId(
-            d.dialect,
-            d.db.insertInto('tokens').values(
-              newTokenRow({
-                user_id: 2,
-                name: `big${i}`,
-                key_hash: `group-statements-big-${i}`,
-                key_sealed: '',
-                created_time: 0,
-                remain_quota: 1000,
-                status: i % 2 === 0 ? Enabled : Disabled,
-              }),
-            ),
-          ),
-        );
+        tokenIds.push(await insertToken(`big${i}`, i % 2 === 0 ? Enabled : Disabled, 2));
       await d.db.transaction().execute(async (trx) => {
         const out = new GroupStatements(d.dialect, d.quoteLiteral);
         out.update(
@@ -239,22 +219,7 @@ for (const target of engineTargets()) {
     it('turns enabled tokens it exhausts to exhausted, leaving disabled ones, with each amount', async () => {
       const ids: number[] = [];
       for (const [i, status] of [Enabled, Enabled, Disabled, Enabled].entries())
-        ids.push(
-          await insertReturningId(
-            d.dialect,
-            d.db.insertInto('tokens').values(
-              newTokenRow({
-                user_id: 1,
-                name: `t${i}`,
-                key_hash: `group-statements-${i}`,
-                key_sealed: '',
-                created_time: 0,
-                remain_quota: 1000,
-                status,
-              }),
-            ),
-          ),
-        );
+        ids.push(await insertToken(`t${i}`, status, 1));
       await d.db.transaction().execute(async (trx) => {
         const out = new GroupStatements(d.dialect, d.quoteLiteral);
         out.update(

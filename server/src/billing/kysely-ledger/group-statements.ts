@@ -169,11 +169,8 @@ export class GroupStatements {
         if (!Number.isSafeInteger(amount)) throw new RangeError(`not a safe integer amount: ${amount}`);
         return amount;
       });
-    if (this.dialect === 'mysql' && rows.length >= JOINED_FROM_ROWS) {
-      this.updateJoined(table, rows, changes, amounts, exhausted);
-      return;
-    }
-    // Values are taken in the order the text names them (`?` parameters are positional).
+    // Values are taken in the order the text names them (`?` parameters are positional); the
+    // exhausted ids are numbers, written as literals, so they take none.
     const sets: string[] = [];
     if (exhausted && exhausted.ids.length > 0) {
       const list = exhausted.ids.map((id) => this.id(id)).join(', ');
@@ -181,6 +178,10 @@ export class GroupStatements {
         `${this.name('status')} = case when ${this.name('id')} in (${list}) and ${this.name('status')} = ${exhausted.enabled} ` +
           `then ${exhausted.exhaustedStatus} else ${this.name('status')} end`,
       );
+    }
+    if (this.dialect === 'mysql' && rows.length >= JOINED_FROM_ROWS) {
+      this.updateJoined(table, rows, changes, amounts, sets);
+      return;
     }
     if (this.dialect === 'postgres') {
       // Joined to a VALUES list: a CASE on the id costs every row a walk of the branches, which
@@ -221,38 +222,28 @@ export class GroupStatements {
     rows: readonly R[],
     changes: readonly ColumnChange<R>[],
     amounts: (row: R) => number[],
-    exhausted?: { ids: readonly number[]; enabled: number; exhaustedStatus: number },
+    sets: string[],
   ): void {
-    const t = this.name(table);
-    const column = (name: string) => `${t}.${this.name(name)}`;
-    const stringIds = typeof rows[0]!.id === 'string';
-    for (const row of rows)
-      if (
-        typeof row.id !== (stringIds ? 'string' : 'number') ||
-        (!stringIds && !Number.isSafeInteger(row.id))
-      )
-        throw new TypeError(`ids of one kind expected: ${String(row.id)}`);
-    const data = JSON.stringify(rows.map((row) => [row.id, ...amounts(row)]));
-    // The parameter comes first in the text, so it is taken first.
+    const data = JSON.stringify(
+      rows.map((row) => {
+        if (typeof row.id === 'number' && !Number.isSafeInteger(row.id))
+          throw new RangeError(`not a safe integer id: ${row.id}`);
+        return [row.id, ...amounts(row)];
+      }),
+    );
+    const v = this.name('v');
     const source =
       `json_table(${this.value(data)}, '$[*]' columns (${this.name('row_id')} ` +
-      `${stringIds ? 'varchar(255)' : 'bigint'} path '$[0]'` +
+      `${typeof rows[0]!.id === 'string' ? 'varchar(255)' : 'bigint'} path '$[0]'` +
       changes.map((_, i) => `, ${this.name(`a${i}`)} bigint path '$[${i + 1}]'`).join('') +
-      `)) as ${this.name('v')}`;
-    const sets: string[] = [];
-    if (exhausted && exhausted.ids.length > 0) {
-      const list = exhausted.ids.map((id) => this.id(id)).join(', ');
-      sets.push(
-        `${column('status')} = case when ${column('id')} in (${list}) and ${column('status')} = ${exhausted.enabled} ` +
-          `then ${exhausted.exhaustedStatus} else ${column('status')} end`,
-      );
-    }
+      `)) as ${v}`;
+    // The table's own column names are unambiguous: the joined rows have only row_id and a0, a1, ...
     changes.forEach((change, i) => {
-      const c = column(change.column);
-      sets.push(`${c} = ${c} ${change.op} ${this.name('v')}.${this.name(`a${i}`)}`);
+      const column = this.name(change.column);
+      sets.push(`${column} = ${column} ${change.op} ${v}.${this.name(`a${i}`)}`);
     });
     this.add(
-      `update ${t} join ${source} on ${column('id')} = ${this.name('v')}.${this.name('row_id')} set ${sets.join(', ')}`,
+      `update ${this.name(table)} join ${source} on ${this.name('id')} = ${v}.${this.name('row_id')} set ${sets.join(', ')}`,
     );
   }
 
@@ -340,10 +331,8 @@ export class GroupStatements {
    * message there, and the group's transaction rolls back what ran before it.
    */
   async run(trx: Transaction<Tables>): Promise<void> {
-    if (this.inline) {
-      if (this.statements.length > 0)
-        await trx.executeQuery(CompiledQuery.raw(this.statements.map((s) => s.sql).join(';\n')));
-    } else if (this.dialect === 'mysql') {
+    if (this.inline || this.dialect === 'mysql') {
+      // Inline statements have no parameters; MySQL's are taken in the order of the joined text.
       if (this.statements.length > 0)
         await trx.executeQuery(
           CompiledQuery.raw(
