@@ -18,6 +18,7 @@ import { telegramUpdatesMigration } from './0014-telegram-updates.js';
 import { leaseOwnerIndexesMigration } from './0015-lease-owner-indexes.js';
 import { ledgerSettledMigration } from './0016-ledger-settled.js';
 import { leaseCountersMigration } from './0017-lease-counters.js';
+import { leanLogIndexesMigration } from './0018-lean-log-indexes.js';
 
 /** The static, ordered list of migrations. Names sort in the order they run. */
 export function migrations(dialect: DialectName): Record<string, Migration> {
@@ -39,6 +40,7 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0015_lease_owner_indexes': leaseOwnerIndexesMigration(dialect),
     '0016_ledger_settled': ledgerSettledMigration(dialect),
     '0017_lease_counters': leaseCountersMigration(dialect),
+    '0018_lean_log_indexes': leanLogIndexesMigration(dialect),
   };
 }
 

@@ -79,6 +79,7 @@ for (const target of engineTargets()) {
           '0015_lease_owner_indexes',
           '0016_ledger_settled',
           '0017_lease_counters',
+          '0018_lean_log_indexes',
         ]);
         expect(await migrateToLatest(a.db, a.dialect)).toEqual([]);
         // PostgreSQL's introspection lists every schema on the server, other test files' too.

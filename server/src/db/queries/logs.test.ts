@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, engineTargets, type TestDatabase } from '../../test/databases.js';
 import { createDb, type Database } from '../create-db.js';
+import { insertReturningId } from '../dialect.js';
 import { migrateToLatest } from '../migrations/index.js';
 import { type LogsQueries, logCountQuery, logPageQuery, logsQueries, type NewLog } from './logs.js';
+import { newUserRow } from './users.js';
 
 const log = (over: Partial<NewLog>): NewLog => ({
   user_id: 1,
@@ -148,6 +150,35 @@ for (const target of engineTargets()) {
       expect(await logs.deleteConsumeBefore(3000, 3)).toBe(0);
     });
 
+    it("a username filter finds the logs of the account with that name, or the name's rows when none has it", async () => {
+      const alice = await insertReturningId(
+        d.dialect,
+        d.db.insertInto('users').values(
+          newUserRow({
+            username: 'alice',
+            password_hash: 'x',
+            role: 1,
+            quota: 0,
+            aff_code: 'alice',
+            created_time: 0,
+          }),
+        ),
+      );
+      const own = await logs.insert(log({ user_id: alice, username: 'alice', created_at: 6000, quota: 7 }));
+      // Written before a rename: the log keeps the name of its time.
+      await logs.insert(log({ user_id: alice, username: 'alice-before', created_at: 6001, quota: 1 }));
+      // Another account that had the name once: not the account that has it now.
+      await logs.insert(log({ user_id: 990, username: 'alice', created_at: 6002, quota: 100 }));
+      const ghost = await logs.insert(log({ user_id: 991, username: 'ghost', created_at: 6003, quota: 3 }));
+
+      expect(await listIds({ username: 'alice' })).toEqual([own]);
+      expect(await logs.sumConsumeQuota({ username: 'alice' })).toBe(7);
+      // No account has the name: its rows are matched by the name alone.
+      expect(await listIds({ username: 'ghost' })).toEqual([ghost]);
+      expect(await logs.sumConsumeQuota({ username: 'ghost' })).toBe(3);
+      expect(await listIds({ username: 'nobody' })).toEqual([]);
+    });
+
     if (target.engine === 'sqlite') {
       it('serves the common pages from an index without sorting every matching row', async () => {
         const explain = async (f: Parameters<LogsQueries['list']>[0]) => {
@@ -180,6 +211,15 @@ for (const target of engineTargets()) {
         expect(ranged).not.toContain('TEMP B-TREE');
         // Unfiltered: a backward walk of the rowid b-tree that stops after one page.
         expect(await explain({})).toBe('SCAN logs');
+        // Filters without an index of their own: the same walks, the filter checked on each row.
+        expect(await explain({ tokenName: 't1' })).toBe('SCAN logs');
+        const tokenRange = await explain({ sourceIp: '10.0.0.1', start: 10 });
+        expect(tokenRange).toContain('logs_created_type_idx');
+        expect(tokenRange).not.toContain('TEMP B-TREE');
+        // A username the console resolved to its account.
+        const named = await explain({ username: 'alice', userId: 7 });
+        expect(named).toContain('logs_user_created_idx');
+        expect(named).not.toContain('TEMP B-TREE');
 
         const count = logCountQuery(d.db, { userId: 7 }).compile();
         const countPlan = await d.db.executeQuery({

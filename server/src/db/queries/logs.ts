@@ -41,9 +41,12 @@ export interface LogFilter {
 /** Rows removed per statement by deleteConsumeBefore, so writers are never blocked for long. */
 const DELETE_BATCH = 5000;
 
-// Paging a million rows with migration 0001's indexes:
-// - Every equality filter but username has an index (col, created_at): user_id, type, token_name,
-//   model_name, channel_id, source_ip; a time range narrows the second column of the same index.
+// Paging a million rows with the indexes of `logs` (migrations 0001 and 0018):
+// - The equality filters type, user_id, model_name and channel_id have an index (col, created_at); a
+//   time range narrows the second column of the same index. A username filter is served as the
+//   user_id of the account with that name (`withNamedUser`). token_name and source_ip have none:
+//   each indexed log column costs every settlement a B-tree insert, and these are rare filters (a
+//   user's token filter comes with their user_id); they are checked on the rows a walk reads.
 // - The default order "-id" means newest first. It is served with keys an index already holds in
 //   that order, so a page is an index walk that stops after `size` rows instead of a sort of every
 //   matching row (ids and times rise together, up to the length of a request):
@@ -52,18 +55,11 @@ const DELETE_BATCH = 5000;
 //   * with a time range but none of those: created_at, type, id, the order of the (created_at, type)
 //     index. Plain `id desc` there walked the whole primary key down to the range (1.5 s on
 //     MariaDB for one day a million rows back);
-//   * with no filter at all (or only username, whose index is not in time order): id, a backward
-//     walk of the primary key (clustered in InnoDB, the rowid in SQLite) that stops after one page.
-// - total_count is counted with the same WHERE, so it covers the same index range; only a request
-//   with no filter at all counts the whole table.
-const INDEXED_EQUALITY: readonly (keyof LogFilter)[] = [
-  'type',
-  'userId',
-  'tokenName',
-  'modelName',
-  'channelId',
-  'sourceIp',
-];
+//   * with neither: id, a backward walk of the primary key (clustered in InnoDB, the rowid in
+//     SQLite) that stops after one page.
+// - total_count is counted with the same WHERE, so it covers the same index range; a request with
+//   no indexed filter and no time range counts the whole table.
+const INDEXED_EQUALITY: readonly (keyof LogFilter)[] = ['type', 'userId', 'modelName', 'channelId'];
 
 function where(db: Kysely<Tables>, f: LogFilter) {
   let q = db.selectFrom('logs');
@@ -114,11 +110,28 @@ export function logCountQuery(db: Kysely<Tables>, f: LogFilter) {
 }
 
 export function logsQueries({ db, dialect }: Database) {
+  /**
+   * A username filter, narrowed to the account that has that name now, so the (user_id, created_at)
+   * index serves it (logs keep the name of their time). Logs of another account that once had the
+   * name (renamed, or deleted: deletion renames) are left out; with no such account the name alone
+   * is matched, row by row.
+   */
+  async function withNamedUser(f: LogFilter): Promise<LogFilter> {
+    if (!f.username || f.userId !== undefined) return f;
+    const user = await db
+      .selectFrom('users')
+      .select('id')
+      .where('username', '=', f.username)
+      .executeTakeFirst();
+    return user ? { ...f, userId: toNumber(user.id) } : f;
+  }
+
   return {
     async list<F extends LogOrderColumn>(
-      f: LogFilter,
+      filter: LogFilter,
       page: ListRequest<F>,
     ): Promise<{ rows: LogRow[]; total: number }> {
+      const f = await withNamedUser(filter);
       const [rows, count] = await Promise.all([
         logPageQuery(db, f, page).execute(),
         logCountQuery(db, f).executeTakeFirstOrThrow(),
@@ -128,7 +141,7 @@ export function logsQueries({ db, dialect }: Database) {
 
     /** Sum of quota over the consume logs matching `f` (its type, if any, is ignored). */
     async sumConsumeQuota(f: LogFilter): Promise<number> {
-      const row = await where(db, { ...f, type: LogType.Consume })
+      const row = await where(db, { ...(await withNamedUser(f)), type: LogType.Consume })
         .select((eb) => eb.fn.sum<number>('quota').as('quota'))
         .executeTakeFirstOrThrow();
       return toNumber(row.quota);
