@@ -81,6 +81,9 @@ const envSchema = z.object({
   // Quota a node moves from a balance into a lease it reserves against in memory (PostgreSQL,
   // MySQL; a SQLite file holds reserves in memory anyway); 0 sends every reserve to the database.
   QUOTA_LEASE_SLICE: z.coerce.number().int('must be a whole number').min(0).default(500_000),
+  // PostgreSQL, MySQL: the least time between two settlement commits of a node unless a full batch
+  // waits; a commit's fixed cost is paid per batch, so a pause gathers more settlements into one.
+  LEDGER_BATCH_GAP_MS: z.coerce.number().int('must be a whole number').min(0).max(1000).default(20),
   LANGUAGE: z.enum(['zh_CN', 'zh_HK', 'en_US', 'ja_JP']).default('zh_CN'),
   API_RATE_LIMIT: z.coerce.number().int('must be a whole number').min(0).default(300),
   CRITICAL_RATE_LIMIT: z.coerce.number().int('must be a whole number').min(0).default(20),
@@ -175,6 +178,8 @@ export interface Config {
   taskTimeoutSeconds: number;
   /** Quota a node moves at a time into a lease it reserves against in memory (PostgreSQL, MySQL); 0 = off. */
   quotaLeaseSlice: number;
+  /** Least time between two settlement commits of this node (server databases). */
+  ledgerBatchGapMs: number;
   /** Management API requests per client IP per 3 minutes; 0 turns the limit off. */
   apiRateLimit: number;
   /** Sign-in, sign-up and reset requests per client IP per 20 minutes; 0 turns the limit off. */
@@ -257,6 +262,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     taskPollSeconds: e.TASK_POLL_SECONDS,
     taskTimeoutSeconds: e.TASK_TIMEOUT_SECONDS,
     quotaLeaseSlice: e.QUOTA_LEASE_SLICE,
+    ledgerBatchGapMs: e.LEDGER_BATCH_GAP_MS,
     apiRateLimit: e.API_RATE_LIMIT,
     criticalRateLimit: e.CRITICAL_RATE_LIMIT,
     turnstileVerifyUrl: e.TURNSTILE_VERIFY_URL,

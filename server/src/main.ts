@@ -307,7 +307,7 @@ export async function composeServices(
     // On a server database the store is kept by name too: /metrics reads its writer and leases.
     const serverLedger = database.sqliteFile
       ? undefined
-      : new KyselyLedgerStore(database, new WriteBatcher(database.db), {
+      : new KyselyLedgerStore(database, new WriteBatcher(database.db, { gapMs: config.ledgerBatchGapMs }), {
           nodeId,
           leaseSeconds: config.reserveLeaseSeconds,
           leaseSlice: config.quotaLeaseSlice,

@@ -202,6 +202,44 @@ for (const target of engineTargets()) {
       expect(await keys('g8-')).toEqual(['g8-a']);
     });
 
+    it('waits out the gap after a batch, gathering what arrives into the next one', async () => {
+      const b = make({ intervalMs: 0, gapMs: 100 });
+      const held = gate();
+      const first = b.submit(async (trx) => {
+        await put('g10-a')(trx);
+        await held.opened;
+      });
+      while (seen.length === 0) await tick();
+      const startedFirst = performance.now();
+      // Arrive while the first batch runs, and one by one after it ended.
+      const later = [b.submit(put('g10-b'))];
+      held.open();
+      await first;
+      for (const k of ['g10-c', 'g10-d']) {
+        await tick();
+        later.push(b.submit(put(k)));
+      }
+      await Promise.all(later);
+      const finished = performance.now();
+      expect(new Set(seen).size).toBe(2);
+      expect(b.stats().commits).toBe(2);
+      // Timers may fire a millisecond early; never tens.
+      expect(finished - startedFirst).toBeGreaterThanOrEqual(90);
+      expect(await keys('g10-')).toEqual(['g10-a', 'g10-b', 'g10-c', 'g10-d']);
+    });
+
+    it('skips the gap for a full batch and for a flush', async () => {
+      const b = make({ intervalMs: 0, gapMs: 600_000, maxBatch: 3 });
+      await b.submit(put('g11-a'));
+      // The gap has begun: a full batch runs at once, and so does what a flush asks for.
+      await Promise.all(['g11-b', 'g11-c', 'g11-d'].map((k) => b.submit(put(k))));
+      const alone = b.submit(put('g11-e'));
+      await b.flush();
+      await alone;
+      expect(b.stats().commits).toBe(3);
+      expect(await keys('g11-')).toEqual(['g11-a', 'g11-b', 'g11-c', 'g11-d', 'g11-e']);
+    });
+
     it('close drains everything, including callers held back, then refuses new jobs', async () => {
       const b = make({ intervalMs: 60_000, capacity: 10, maxBatch: 4 });
       const names = Array.from({ length: 50 }, (_, i) => `g9-${String(i).padStart(2, '0')}`);
@@ -222,6 +260,7 @@ describe('WriteBatcher options', () => {
     expect(() => new WriteBatcher(db, { maxBatch: 0 })).toThrow(RangeError);
     expect(() => new WriteBatcher(db, { capacity: 0 })).toThrow(RangeError);
     expect(() => new WriteBatcher(db, { intervalMs: -1 })).toThrow(RangeError);
+    expect(() => new WriteBatcher(db, { gapMs: -1 })).toThrow(RangeError);
     expect(() => new WriteBatcher(db, { maxAttempts: 0 })).toThrow(RangeError);
   });
 });
