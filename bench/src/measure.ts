@@ -59,21 +59,22 @@ async function loadRun(
   return ctx.load.run({ origin: t.origin, path: CHAT_PATH, connections, durationS, body, keys: t.keys });
 }
 
-/** One round at full load, with the proxy's CPU time per request and loop delay when there is a proxy. */
-async function loadRound(ctx: MeasureContext, t: ChatTarget, body: string): Promise<LoadResult> {
-  const o = ctx.options;
-  if (t.proc) await readLoopStats(t.proc); // a fresh window for this round
+/**
+ * Runs a round and adds the proxy's CPU time per request (and the database's and the balancer's),
+ * read after the drain: settling is part of what a request costs; with `loop`, its event-loop delay.
+ */
+async function withCpu(t: ChatTarget, run: () => Promise<LoadResult>, loop: boolean): Promise<LoadResult> {
+  if (t.proc && loop) await readLoopStats(t.proc); // a fresh window for this round
   const ticks = () => (t.proc?.cpuTicks() ?? 0) + (t.extraProcs ?? []).reduce((n, p) => n + p.cpuTicks(), 0);
   const before = t.proc ? ticks() : undefined;
   const dbBefore = t.databaseTicks?.();
   const balancerBefore = t.balancer?.treeCpuTicks();
-  const r = await loadRun(ctx, t, body, o.connections, o.roundS);
+  const r = await run();
   if (t.drain) r.backlogS = await drain(t);
   if (!t.proc || before === undefined || r.requests === 0) return r;
-  // The CPU is read after the drain: settling is part of what a request costs.
   const usPerRequest = (from: number, to: number) =>
     round(((to - from) / TICKS_PER_SECOND / r.requests) * 1e6, 0);
-  const loop = await readLoopStats(t.proc);
+  const stats = loop ? await readLoopStats(t.proc) : undefined;
   return {
     ...r,
     proxyCpuUsPerRequest: usPerRequest(before, ticks()),
@@ -83,11 +84,29 @@ async function loadRound(ctx: MeasureContext, t: ChatTarget, body: string): Prom
     ...(balancerBefore === undefined
       ? {}
       : { balancerCpuUsPerRequest: usPerRequest(balancerBefore, t.balancer!.treeCpuTicks()) }),
-    proxyLoopDelay: { p50Ms: round(loop.p50Ms, 2), p99Ms: round(loop.p99Ms, 2), maxMs: round(loop.maxMs, 2) },
+    ...(stats
+      ? {
+          proxyLoopDelay: {
+            p50Ms: round(stats.p50Ms, 2),
+            p99Ms: round(stats.p99Ms, 2),
+            maxMs: round(stats.maxMs, 2),
+          },
+        }
+      : {}),
   };
 }
 
-async function oneConnectionRound(ctx: MeasureContext, t: ChatTarget, body: string): Promise<LoadResult> {
+/** One round at full load. */
+function loadRound(ctx: MeasureContext, t: ChatTarget, body: string): Promise<LoadResult> {
+  return withCpu(t, () => loadRun(ctx, t, body, ctx.options.connections, ctx.options.roundS), true);
+}
+
+/** One connection: latency, and what a request costs when calls come one at a time. */
+function oneConnectionRound(ctx: MeasureContext, t: ChatTarget, body: string): Promise<LoadResult> {
+  return withCpu(t, () => oneConnectionRun(ctx, t, body), false);
+}
+
+async function oneConnectionRun(ctx: MeasureContext, t: ChatTarget, body: string): Promise<LoadResult> {
   const durationS = ctx.options.oneConnS;
   if (ctx.oneConnection === 'load') return loadRun(ctx, t, body, 1, durationS);
   const run = await runSequential({
@@ -152,11 +171,7 @@ export async function measureChat(
 ): Promise<ChatFigures[]> {
   await warmUp(ctx, targets, body);
   const full = await interleave(ctx, targets, (t) => loadRound(ctx, t, body));
-  const one = await interleave(ctx, targets, async (t) => {
-    const r = await oneConnectionRound(ctx, t, body);
-    await drain(t);
-    return r;
-  });
+  const one = await interleave(ctx, targets, (t) => oneConnectionRound(ctx, t, body));
   return targets.map((t, i) => {
     const figures = { json64: combineRounds(full[i]!), json1: combineRounds(one[i]!) };
     ctx.say(
