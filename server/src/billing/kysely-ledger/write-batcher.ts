@@ -215,8 +215,8 @@ export class WriteBatcher {
       this.hurry = false;
       return;
     }
-    const wait = Math.max(this.intervalMs, this.lastStart + this.gapMs - performance.now());
-    if (now || this.hurry || this.queue.length >= this.maxBatch || wait <= 0) {
+    const wait = Math.max(this.intervalMs, this.gapLeft());
+    if (now || this.urgent() || wait <= 0) {
       if (this.timer) clearTimeout(this.timer);
       this.timer = undefined;
       void this.drain();
@@ -228,9 +228,19 @@ export class WriteBatcher {
     }, wait);
   }
 
+  /** A full batch waits, or a flush: the next batch runs without waiting out the gap. */
+  private urgent(): boolean {
+    return this.hurry || this.queue.length >= this.maxBatch;
+  }
+
+  /** Milliseconds until the gap since the last batch's start has passed (<= 0: it has). */
+  private gapLeft(): number {
+    return this.lastStart + this.gapMs - performance.now();
+  }
+
   /**
-   * The single runner (group commit): batches back to back while a full batch waits or a flush
-   * asks; otherwise the next batch waits out the gap (`schedule`).
+   * The single runner (group commit): batches back to back while the gap has passed or the next
+   * batch is urgent; otherwise `schedule` waits out the rest of the gap.
    */
   private async drain(): Promise<void> {
     if (this.running) return;
@@ -239,10 +249,7 @@ export class WriteBatcher {
       do {
         this.lastStart = performance.now();
         await this.runBatch(this.queue.splice(0, this.maxBatch));
-      } while (
-        this.queue.length > 0 &&
-        (this.hurry || this.gapMs === 0 || this.queue.length >= this.maxBatch)
-      );
+      } while (this.queue.length > 0 && (this.urgent() || this.gapLeft() <= 0));
     } finally {
       this.running = false;
     }

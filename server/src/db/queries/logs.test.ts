@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, engineTargets, type TestDatabase } from '../../test/databases.js';
 import { createDb, type Database } from '../create-db.js';
-import { insertReturningId } from '../dialect.js';
 import { migrateToLatest } from '../migrations/index.js';
 import { type LogsQueries, logCountQuery, logPageQuery, logsQueries, type NewLog } from './logs.js';
-import { newUserRow } from './users.js';
+import { newUserRow, usersQueries } from './users.js';
 
 const log = (over: Partial<NewLog>): NewLog => ({
   user_id: 1,
@@ -151,18 +150,15 @@ for (const target of engineTargets()) {
     });
 
     it("a username filter finds the logs of the account with that name, or the name's rows when none has it", async () => {
-      const alice = await insertReturningId(
-        d.dialect,
-        d.db.insertInto('users').values(
-          newUserRow({
-            username: 'alice',
-            password_hash: 'x',
-            role: 1,
-            quota: 0,
-            aff_code: 'alice',
-            created_time: 0,
-          }),
-        ),
+      const alice = await usersQueries(d).insert(
+        newUserRow({
+          username: 'alice',
+          password_hash: 'x',
+          role: 1,
+          quota: 0,
+          aff_code: 'alice',
+          created_time: 0,
+        }),
       );
       const own = await logs.insert(log({ user_id: alice, username: 'alice', created_at: 6000, quota: 7 }));
       // Written before a rename: the log keeps the name of its time.
