@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 
-// Wall-clock time of each phase of a run, printed as it ends and kept in the results: the whole run
-// has to stay under ten minutes, and these say where the time goes.
+// Wall-clock time of each phase of a run, printed as it ends and kept in the results: these say
+// where a run's quarter of an hour goes.
 
 export interface PhaseTiming {
   phase: string;

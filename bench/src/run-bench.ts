@@ -373,8 +373,7 @@ export async function runBench(o: RunOptions, run: RunEnvironment): Promise<Benc
 
     // Variants measured without direct calls take the SQLite rounds' direct figures as the reference.
     const sqliteDirect = variants.find((v) => v.variant === 'sqlite')?.direct;
-    const oneNode = variants.find((v) => v.variant === 'postgres+redis');
-    const targets = variants.flatMap((v) => evaluateTargets(v, sqliteDirect, oneNode));
+    const targets = variants.flatMap((v) => evaluateTargets(v, sqliteDirect));
     // Every child has exited (and been waited for) before the run's own CPU is read.
     for (const stop of stoppers.reverse()) await stop();
     stoppers.length = 0;
@@ -515,25 +514,35 @@ async function runVariant(variant: Variant, d: VariantDeps): Promise<VariantResu
     const balancer = await NginxBalancer.start(runDir, 'balancer', [gateway.origin, g2.origin]);
     second = { gateway: g2, balancer };
   }
+  const databaseTicks =
+    variant === 'sqlite'
+      ? undefined
+      : () =>
+          namedProcessesTicks(
+            variant === 'mysql'
+              ? ['mariadbd', 'mysqld']
+              : variant.startsWith('postgres+redis')
+                ? ['postgres', 'redis-server']
+                : ['postgres'],
+          );
   const target: ChatTarget = {
     label: `gateway (${variant}, Node ${node})`,
     origin: second ? second.balancer.origin : gateway.origin,
     keys,
     proc: gateway.proc,
     ...(second ? { extraProcs: [second.gateway.proc], balancer: second.balancer.proc } : {}),
-    ...(variant === 'sqlite'
-      ? {}
-      : {
-          databaseTicks: () =>
-            namedProcessesTicks(
-              variant === 'mysql'
-                ? ['mariadbd', 'mysqld']
-                : variant.startsWith('postgres+redis')
-                  ? ['postgres', 'redis-server']
-                  : ['postgres'],
-            ),
-        }),
+    ...(databaseTicks ? { databaseTicks } : {}),
   };
+  // Two nodes are weighed against the first gateway alone in the same rounds (results.ts, `oneNode`).
+  const oneNode: ChatTarget | undefined = second
+    ? {
+        label: `one node (${variant}, Node ${node})`,
+        origin: gateway.origin,
+        keys,
+        proc: gateway.proc,
+        ...(databaseTicks ? { databaseTicks } : {}),
+      }
+    : undefined;
   // The same gateway on another Node, or another build of it, in the same rounds: the comparison
   // is not at the mercy of what the machine did between two runs.
   let compared: { prepared: PreparedGateway; target: ChatTarget; node: string } | undefined;
@@ -597,7 +606,9 @@ async function runVariant(variant: Variant, d: VariantDeps): Promise<VariantResu
           slowStreamPhase: true,
         }
       : o.server;
-  const { warmupS, rounds, roundS, oneConnS, ttfbS } = plan;
+  const { warmupS, roundS, oneConnS, ttfbS } = plan;
+  // A ratio of two short figures needs more than one round: three at least for the two nodes.
+  const rounds = oneNode ? Math.max(3, plan.rounds) : plan.rounds;
   const measureCtx: MeasureContext = { ...ctx, options: { ...o, warmupS, rounds, roundS, oneConnS, ttfbS } };
   const result: VariantResult = {
     variant,
@@ -609,7 +620,7 @@ async function runVariant(variant: Variant, d: VariantDeps): Promise<VariantResu
     plan,
     node,
   };
-  const gateways = compared ? [target, compared.target] : [target];
+  const gateways = [target, ...(compared ? [compared.target] : []), ...(oneNode ? [oneNode] : [])];
   const targets = plan.direct
     ? [baselines.direct, baselines.bare, ...gateways]
     : [baselines.bare, ...gateways];
@@ -621,6 +632,10 @@ async function runVariant(variant: Variant, d: VariantDeps): Promise<VariantResu
   if (compared) {
     result.compare = { node: compared.node, gateway: {} };
     slots.set(compared.target, result.compare.gateway);
+  }
+  if (oneNode) {
+    result.oneNode = {};
+    slots.set(oneNode, result.oneNode);
   }
   const keep = (figures: readonly object[]) => {
     for (const [i, f] of figures.entries()) Object.assign(slots.get(targets[i]!)!, f);
@@ -651,6 +666,7 @@ async function runVariant(variant: Variant, d: VariantDeps): Promise<VariantResu
     if (!stuck) await settled();
   };
   if (compared) compared.target.drain = target.drain;
+  if (oneNode) oneNode.drain = target.drain;
   let soakGateway: GatewayProcess | undefined;
   try {
     await clock.time(`${variant}: chat`, async () => {

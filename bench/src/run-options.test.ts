@@ -13,8 +13,12 @@ describe('parseRunOptions', () => {
       logLevel: 'warn',
     });
     expect(o.variants).toEqual(['sqlite', 'postgres', 'postgres+redis', 'mysql', 'postgres+redis-2nodes']);
-    // The server engines: fewer, shorter rounds without the direct calls or the 1000 slow streams.
-    expect(o.server.rounds * o.server.roundS).toBeLessThan(o.rounds * o.roundS);
+    // The server engines: medians of three rounds too, but shorter warm-up and one-connection rounds,
+    // without the direct calls or the 1000 slow streams.
+    expect(o.server.rounds).toBe(3);
+    expect(o.server.warmupS + o.server.oneConnS + o.server.ttfbS).toBeLessThan(
+      o.warmupS + o.oneConnS + o.ttfbS,
+    );
     expect(o.server).toMatchObject({ direct: false, slowStreamPhase: false });
     // The five-minute soak, its first minute left out of the trend.
     expect(o.soak).toMatchObject({ durationS: SOAK_TARGET_S, warmupS: 60 });

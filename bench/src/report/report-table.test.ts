@@ -249,20 +249,20 @@ describe('a variant on the short server plan', () => {
     expect(byName['streams flowing of 1000 concurrent']!.unjudged).toMatch(/not run/);
   });
 
-  it('judges two nodes by the gateways and the database against one node, the balancer apart', () => {
+  it('judges two nodes by the gateways and the database against one node of the same rounds, the balancer apart', () => {
+    const alone: TargetResult = {
+      json64: load(5000, 11, { proxyCpuUsPerRequest: 80, databaseCpuUsPerRequest: 20 }),
+      stream64: {
+        ...load(4000, 11, { proxyCpuUsPerRequest: 100, databaseCpuUsPerRequest: 20 }),
+        chunksPerSec: 0,
+      },
+    };
     const oneNode: VariantResult = {
       ...server,
       variant: 'postgres+redis',
-      gateway: {
-        ...server.gateway,
-        json64: load(5000, 11, { proxyCpuUsPerRequest: 80, databaseCpuUsPerRequest: 20 }),
-        stream64: {
-          ...load(4000, 11, { proxyCpuUsPerRequest: 100, databaseCpuUsPerRequest: 20 }),
-          chunksPerSec: 0,
-        },
-      },
+      gateway: { ...server.gateway, ...alone },
     };
-    const two: VariantResult = {
+    const unmeasured: VariantResult = {
       ...server,
       variant: 'postgres+redis-2nodes',
       gateway: {
@@ -278,15 +278,19 @@ describe('a variant on the short server plan', () => {
         },
       },
     };
-    const byName = Object.fromEntries(evaluateTargets(two, direct, oneNode).map((c) => [c.target, c]));
+    const two: VariantResult = { ...unmeasured, oneNode: alone };
+    const byName = Object.fromEntries(evaluateTargets(two, direct).map((c) => [c.target, c]));
     expect(byName['gateways + database CPU per chat request vs one node']).toMatchObject({ ok: false });
     expect(byName['gateways + database CPU per chat request vs one node']!.value).toBeCloseTo(1.1);
     expect(byName['gateways + database CPU per stream request vs one node']).toMatchObject({ ok: true });
     expect(byName['gateways + database CPU per stream request vs one node']!.value).toBeCloseTo(115 / 120);
-    const alone = Object.fromEntries(evaluateTargets(two, direct).map((c) => [c.target, c]));
-    expect(alone['gateways + database CPU per chat request vs one node']!.unjudged).toMatch(/not run/);
-    // The balancer's CPU has rows of its own, in the two-node table only.
+    const without = Object.fromEntries(evaluateTargets(unmeasured, direct).map((c) => [c.target, c]));
+    expect(without['gateways + database CPU per chat request vs one node']!.unjudged).toMatch(/not measured/);
+    // The balancer's CPU has rows of its own, in the two-node table only; one node has its column.
     expect(comparisonTable(two)).toMatch(/\| chat balancer CPU us\/request +\| +- +\| +- +\| +40 /);
+    expect(comparisonTable(two)).toMatch(
+      /\| chat CPU us\/request +\| +- +\| +- +\| +85 +\| +- +\| +- +\| +80 +\| +- +\| +1\.06x/,
+    );
     expect(comparisonTable(oneNode)).not.toMatch(/balancer/);
     expect(evaluateTargets(oneNode, direct).some((c) => c.target.includes('vs one node'))).toBe(false);
   });

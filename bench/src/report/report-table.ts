@@ -115,8 +115,17 @@ export function comparisonTable(v: VariantResult, slow?: SlowBaselines): string 
     'gw/direct',
     'gw/bare',
   ];
-  const other = v.compare;
-  if (other) headers.push(`gateway (${v.variant}${on(other.node)})`, 'gw2/bare', 'gw2/gw');
+  // The second gateway column: another Node or build, or the two-node variant's one node alone.
+  // Two nodes read as a multiple of one node (gw/one); another build as a multiple of this one.
+  const other = v.compare
+    ? {
+        headers: [`gateway (${v.variant}${on(v.compare.node)})`, 'gw2/bare', 'gw2/gw'],
+        gateway: v.compare.gateway,
+      }
+    : v.oneNode
+      ? { headers: [`one node${on(v.node)}`, 'one/bare', 'gw/one'], gateway: v.oneNode, twoOverOne: true }
+      : undefined;
+  if (other) headers.push(...other.headers);
   const metrics = METRICS.filter((m) => !m.optional || m.pick(gateway) !== undefined);
   const rows = metrics.map((m) => {
     const d = m.direct ? m.pick(direct) : undefined;
@@ -132,7 +141,11 @@ export function comparisonTable(v: VariantResult, slow?: SlowBaselines): string 
     ];
     if (other) {
       const g2 = m.pick(other.gateway);
-      row.push(formatValue(g2, m.decimals), formatRatio(g2, b), formatRatio(g2, g));
+      row.push(
+        formatValue(g2, m.decimals),
+        formatRatio(g2, b),
+        other.twoOverOne ? formatRatio(g, g2) : formatRatio(g2, g),
+      );
     }
     return row;
   });
@@ -163,11 +176,7 @@ const hasFigures = (t: TargetResult) => Object.keys(t).length > 0;
  * measured without direct calls (the short server plan) is compared with `directReference`, the
  * direct calls of the same run's SQLite rounds: they never touch the database.
  */
-export function evaluateTargets(
-  v: VariantResult,
-  directReference?: TargetResult,
-  oneNode?: VariantResult,
-): TargetCheck[] {
+export function evaluateTargets(v: VariantResult, directReference?: TargetResult): TargetCheck[] {
   const { bare, gateway } = v;
   const direct = hasFigures(v.direct) ? v.direct : (directReference ?? v.direct);
   const checks: TargetCheck[] = [];
@@ -222,14 +231,15 @@ export function evaluateTargets(
       r?.proxyCpuUsPerRequest === undefined
         ? undefined
         : r.proxyCpuUsPerRequest + (r.databaseCpuUsPerRequest ?? 0);
-    const missing = oneNode ? undefined : 'one node (postgres+redis) not run';
+    const oneNode = v.oneNode;
+    const missing = oneNode ? undefined : 'one node not measured in the same rounds';
     for (const [phase, pick] of [
       ['chat', (t: TargetResult) => t.json64],
       ['stream', (t: TargetResult) => t.stream64],
     ] as const)
       add(
         `gateways + database CPU per ${phase} request vs one node`,
-        oneNode ? ratio(perRequest(pick(gateway)), perRequest(pick(oneNode.gateway))) : undefined,
+        oneNode ? ratio(perRequest(pick(gateway)), perRequest(pick(oneNode))) : undefined,
         '<= 1.00',
         (x) => x <= 1,
         missing,

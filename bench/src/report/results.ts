@@ -162,6 +162,12 @@ export interface VariantResult {
    * than one is what splitting the load over two processes costs on this machine.
    */
   bareSplit?: { one: TargetResult; two: TargetResult };
+  /**
+   * The two-node variant's reference: the first gateway alone, called directly, in the same rounds as
+   * the two behind nginx (the other one idle). Two nodes are judged against it, not against another
+   * variant measured minutes earlier, when the machine may have run at another speed.
+   */
+  oneNode?: TargetResult;
 }
 
 /** The slow-stream figures of direct calls and the bare proxy, measured once before the variants. */
