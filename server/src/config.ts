@@ -81,8 +81,9 @@ const envSchema = z.object({
   // Quota a node moves from a balance into a lease it reserves against in memory (PostgreSQL,
   // MySQL; a SQLite file holds reserves in memory anyway); 0 sends every reserve to the database.
   QUOTA_LEASE_SLICE: z.coerce.number().int('must be a whole number').min(0).default(500_000),
-  // PostgreSQL, MySQL: the least time between two settlement commits of a node unless a full batch
-  // waits; a commit's fixed cost is paid per batch, so a pause gathers more settlements into one.
+  // PostgreSQL, MySQL: the least time between two settlement commits of the cluster unless a full
+  // batch waits (each node waits it times the nodes running); a commit's fixed cost is paid per
+  // batch, so a pause gathers more settlements into one.
   LEDGER_BATCH_GAP_MS: z.coerce.number().int('must be a whole number').min(0).max(1000).default(20),
   LANGUAGE: z.enum(['zh_CN', 'zh_HK', 'en_US', 'ja_JP']).default('zh_CN'),
   API_RATE_LIMIT: z.coerce.number().int('must be a whole number').min(0).default(300),
@@ -178,7 +179,7 @@ export interface Config {
   taskTimeoutSeconds: number;
   /** Quota a node moves at a time into a lease it reserves against in memory (PostgreSQL, MySQL); 0 = off. */
   quotaLeaseSlice: number;
-  /** Least time between two settlement commits of this node (server databases). */
+  /** Least time between two settlement commits of the cluster (server databases), shared by its nodes. */
   ledgerBatchGapMs: number;
   /** Management API requests per client IP per 3 minutes; 0 turns the limit off. */
   apiRateLimit: number;

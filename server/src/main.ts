@@ -8,7 +8,7 @@ import { RedisSessionStore } from './auth/redis-session-store.js';
 import { DbSessionStore, type SessionStore } from './auth/session-store.js';
 import { HttpTurnstileVerifier, type TurnstileVerifier } from './auth/turnstile.js';
 import { KyselyLedgerStore } from './billing/kysely-ledger/kysely-ledger-store.js';
-import { WriteBatcher } from './billing/kysely-ledger/write-batcher.js';
+import { nodeGapMs, WriteBatcher } from './billing/kysely-ledger/write-batcher.js';
 import { Ledger } from './billing/ledger/ledger.js';
 import { SettlementJournal } from './billing/ledger/settlement-journal.js';
 import { QuotaReminder } from './billing/quota-reminder.js';
@@ -305,9 +305,12 @@ export async function composeServices(
     // SQLite: the ledger's SQL runs in a thread of its own, so its commits never stall the event
     // loop; the servers: Kysely through the group-commit writer.
     // On a server database the store is kept by name too: /metrics reads its writer and leases.
-    const serverLedger = database.sqliteFile
+    const ledgerWriter = database.sqliteFile
       ? undefined
-      : new KyselyLedgerStore(database, new WriteBatcher(database.db, { gapMs: config.ledgerBatchGapMs }), {
+      : new WriteBatcher(database.db, { gapMs: config.ledgerBatchGapMs });
+    const serverLedger = !ledgerWriter
+      ? undefined
+      : new KyselyLedgerStore(database, ledgerWriter, {
           nodeId,
           leaseSeconds: config.reserveLeaseSeconds,
           leaseSlice: config.quotaLeaseSlice,
@@ -413,7 +416,10 @@ export async function composeServices(
     taskPoller.start(taskPollMs);
     closers.push(() => taskPoller.stop());
     if (database.dialect !== 'sqlite') {
-      const roster = new NodeRoster(cluster, nodeId, Boolean(config.redisUrl), clock.nowMs, warn);
+      // The database pays each commit's fixed cost: the nodes share LEDGER_BATCH_GAP_MS between them.
+      const roster = new NodeRoster(cluster, nodeId, Boolean(config.redisUrl), clock.nowMs, warn, (nodes) =>
+        ledgerWriter?.setGapMs(nodeGapMs(config.ledgerBatchGapMs, nodes)),
+      );
       await roster.start(HEARTBEAT_MS).catch((err) => warn(`node heartbeat failed: ${String(err)}`));
       closers.push(() => roster.stop());
     }

@@ -291,6 +291,11 @@ for (const target of servers) {
         expect(text).toMatch(/^switchyard_db_pool_connections\{state="waiting",node="node-a"\} \d+$/m);
         if (withRedis) expect(text).toMatch(/^switchyard_redis_up\{node="node-a"\} 1$/m);
         else expect(text).not.toContain('switchyard_redis_up');
+        // Node b found node a's heartbeat at its start: the two share the 20 ms between commits.
+        const onB = await fetch(`${nodes[1]!.origin}/metrics`, {
+          headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+        });
+        expect(await onB.text()).toMatch(/^switchyard_ledger_batch_gap_seconds\{node="node-b"\} 0\.04$/m);
       });
 
       it.skipIf(!withRedis)('shares a group rate limit across the nodes through Redis', async () => {

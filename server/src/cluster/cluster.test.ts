@@ -116,12 +116,14 @@ for (const target of engineTargets()) {
     it('warns when several nodes share the database and one runs without Redis', async () => {
       let now = 9_000_000;
       const warnings: string[] = [];
+      const counts: number[] = [];
       const withRedis = new NodeRoster(
         qa,
         'r1',
         true,
         () => now,
         (m) => warnings.push(m),
+        (n) => counts.push(n),
       );
       const alsoRedis = new NodeRoster(
         qb,
@@ -154,6 +156,8 @@ for (const target of engineTargets()) {
       now += 61_000;
       await withRedis.beat();
       expect(await withRedis.beat()).toEqual([]);
+      // Each heartbeat told r1 how many nodes run: alone, then with r2 and bare, then alone again.
+      expect(counts).toEqual([1, 3, 1, 1]);
     });
   });
 }

@@ -17,6 +17,8 @@ export class NodeRoster {
     private readonly hasRedis: boolean,
     private readonly nowMs: () => number,
     private readonly warn: (message: string) => void,
+    /** Told at every heartbeat how many nodes (this one included) ran within the last minute. */
+    private readonly onNodes: (nodes: number) => void = () => {},
   ) {}
 
   async start(intervalMs: number): Promise<void> {
@@ -32,6 +34,7 @@ export class NodeRoster {
     const others = (await this.queries.nodesSeenSince(now - SEEN_WINDOW_MS)).filter(
       (n) => n.nodeId !== this.nodeId,
     );
+    this.onNodes(others.length + 1);
     const fresh = others.filter((n) => !this.warned.has(n.nodeId));
     if (fresh.length > 0 && (!this.hasRedis || fresh.some((n) => !n.redis))) {
       for (const n of fresh) this.warned.add(n.nodeId);

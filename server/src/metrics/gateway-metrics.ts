@@ -108,6 +108,11 @@ export class GatewayMetrics {
       gauge('switchyard_ledger_lag_seconds', 'Age of the oldest ledger write not committed yet', (g) =>
         g.set(ledger().lagSeconds),
       );
+      gauge(
+        'switchyard_ledger_batch_gap_seconds',
+        'Least time between two ledger commits of this node: LEDGER_BATCH_GAP_MS times the nodes sharing the database',
+        (g) => g.set(ledger().gapSeconds),
+      );
     }
     if (leases)
       gauge(

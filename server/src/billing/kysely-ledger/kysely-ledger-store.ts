@@ -141,6 +141,8 @@ export interface WriterLevels {
   queued: number;
   /** Age of the oldest of them. */
   lagSeconds: number;
+  /** The least time between two commits of this node now. */
+  gapSeconds: number;
 }
 
 export class KyselyLedgerStore implements LedgerStore {
@@ -205,6 +207,7 @@ export class KyselyLedgerStore implements LedgerStore {
       failedJobs: stats.failedJobs,
       queued: this.writer.inFlight + this.writer.blocked,
       lagSeconds: this.writer.lagMs() / 1000,
+      gapSeconds: this.writer.currentGapMs / 1000,
     };
   }
 

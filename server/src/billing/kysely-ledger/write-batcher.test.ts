@@ -5,7 +5,13 @@ import { isUniqueViolation } from '../../db/dialect.js';
 import { migrateToLatest } from '../../db/migrations/index.js';
 import type { Tables } from '../../db/tables.js';
 import { createTestDatabase, engineTargets, type TestDatabase } from '../../test/databases.js';
-import { WriteBatcher, WriteBatcherClosedError, type WriteJob } from './write-batcher.js';
+import {
+  MAX_GAP_MS,
+  nodeGapMs,
+  WriteBatcher,
+  WriteBatcherClosedError,
+  type WriteJob,
+} from './write-batcher.js';
 
 // Jobs write rows into `options` (a plain key/value table with a unique key), so a duplicate key is
 // a real database failure on every engine.
@@ -228,6 +234,21 @@ for (const target of engineTargets()) {
       expect(await keys('g10-')).toEqual(['g10-a', 'g10-b', 'g10-c', 'g10-d']);
     });
 
+    it('takes a new gap for the batches after the change', async () => {
+      const b = make({ intervalMs: 0, gapMs: 600_000 });
+      await b.submit(put('g12-a'));
+      // Under a ten-minute gap the next batch would time the test out; the new gap lets it run.
+      b.setGapMs(100);
+      expect(b.currentGapMs).toBe(100);
+      const started = performance.now();
+      await b.submit(put('g12-b'));
+      expect(performance.now() - started).toBeLessThan(60_000);
+      expect(b.stats().commits).toBe(2);
+      b.setGapMs(0);
+      await b.submit(put('g12-c'));
+      expect(await keys('g12-')).toEqual(['g12-a', 'g12-b', 'g12-c']);
+    });
+
     it('skips the gap for a full batch and for a flush', async () => {
       const b = make({ intervalMs: 0, gapMs: 600_000, maxBatch: 3 });
       await b.submit(put('g11-a'));
@@ -262,5 +283,17 @@ describe('WriteBatcher options', () => {
     expect(() => new WriteBatcher(db, { intervalMs: -1 })).toThrow(RangeError);
     expect(() => new WriteBatcher(db, { gapMs: -1 })).toThrow(RangeError);
     expect(() => new WriteBatcher(db, { maxAttempts: 0 })).toThrow(RangeError);
+    expect(() => new WriteBatcher(db).setGapMs(-1)).toThrow(RangeError);
+    expect(() => new WriteBatcher(db).setGapMs(Number.NaN)).toThrow(RangeError);
+  });
+
+  it('shares the cluster gap between the nodes, up to a second', () => {
+    expect(nodeGapMs(20, 1)).toBe(20);
+    expect(nodeGapMs(20, 2)).toBe(40);
+    expect(nodeGapMs(20, 10)).toBe(200);
+    expect(nodeGapMs(20, 80)).toBe(MAX_GAP_MS);
+    // No heartbeat read yet counts as this node alone; 0 stays back to back.
+    expect(nodeGapMs(20, 0)).toBe(20);
+    expect(nodeGapMs(0, 5)).toBe(0);
   });
 });

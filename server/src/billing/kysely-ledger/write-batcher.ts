@@ -35,6 +35,18 @@ export interface WriteBatcherOptions {
   reconnectMs?: number;
 }
 
+/** The longest gap a node waits between two batches, however many nodes share the database. */
+export const MAX_GAP_MS = 1000;
+
+/**
+ * A node's gap when `nodes` nodes share the database and the cluster as a whole should start a
+ * batch at most every `clusterGapMs`: the database pays each commit's fixed cost, whichever node
+ * sends it, so without this every node added would add as many commits a second as the first.
+ */
+export function nodeGapMs(clusterGapMs: number, nodes: number): number {
+  return Math.min(clusterGapMs * Math.max(1, Math.floor(nodes)), Math.max(clusterGapMs, MAX_GAP_MS));
+}
+
 export interface WriteBatcherStats {
   /** Transactions begun, batched or alone. */
   transactions: number;
@@ -96,7 +108,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  */
 export class WriteBatcher {
   private readonly intervalMs: number;
-  private readonly gapMs: number;
+  private gapMs: number;
   private readonly maxBatch: number;
   private readonly capacity: number;
   private readonly maxAttempts: number;
@@ -176,6 +188,16 @@ export class WriteBatcher {
   async close(): Promise<void> {
     this.closed = true;
     await this.flush();
+  }
+
+  /** The least time between two batches' starts from now on (a batch waiting now keeps its time). */
+  setGapMs(ms: number): void {
+    if (!(ms >= 0)) throw new RangeError('gapMs must be >= 0');
+    this.gapMs = ms;
+  }
+
+  get currentGapMs(): number {
+    return this.gapMs;
   }
 
   /** Jobs admitted (queued or in the running batch). */
