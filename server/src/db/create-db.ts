@@ -1,12 +1,17 @@
 import { createRequire } from 'node:module';
 import type SQLite from 'better-sqlite3';
 import {
+  CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
   Kysely,
   type LogEvent,
   MysqlDialect,
   PostgresDialect,
   type SqliteDatabase,
   SqliteDialect,
+  type SqliteDialectConfig,
+  SqliteDriver,
   type SqliteStatement,
 } from 'kysely';
 import type * as Mysql from 'mysql2';
@@ -87,6 +92,31 @@ function pgTypes(pg: typeof PgModule): PgModule.CustomTypesConfig {
   };
 }
 
+/**
+ * SQLite transactions begin IMMEDIATE. The ledger's thread writes the same file on a connection of
+ * its own; a deferred transaction that read before that thread committed can no longer write, and
+ * SQLite refuses it at once (busy_timeout does not apply). An immediate one takes the write lock at
+ * its start, waiting for it as busy_timeout allows, and then cannot be refused midway.
+ */
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+class ImmediateSqliteDialect extends SqliteDialect {
+  readonly #config: SqliteDialectConfig;
+
+  constructor(config: SqliteDialectConfig) {
+    super(config);
+    this.#config = config;
+  }
+
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver(this.#config);
+  }
+}
+
 export function createDb(url: string, options: DbOptions = {}): Database {
   const poolSize = options.poolSize ?? 10;
   const onConnectionError = options.onConnectionError ?? (() => {});
@@ -97,7 +127,7 @@ export function createDb(url: string, options: DbOptions = {}): Database {
     const sqlite = openSqliteFile(file, options.busyTimeoutMs);
     const writes = { count: 0 };
     const db = new Kysely<Tables>({
-      dialect: new SqliteDialect({ database: withStatementCache(sqlite, writes) }),
+      dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite, writes) }),
       ...log,
     });
     return {
