@@ -525,23 +525,24 @@ async function runVariant(variant: Variant, d: VariantDeps): Promise<VariantResu
                 ? ['postgres', 'redis-server']
                 : ['postgres'],
           );
-  const target: ChatTarget = {
+  const firstGateway: ChatTarget = {
     label: `gateway (${variant}, Node ${node})`,
-    origin: second ? second.balancer.origin : gateway.origin,
+    origin: gateway.origin,
     keys,
     proc: gateway.proc,
-    ...(second ? { extraProcs: [second.gateway.proc], balancer: second.balancer.proc } : {}),
     ...(databaseTicks ? { databaseTicks } : {}),
   };
+  const target: ChatTarget = second
+    ? {
+        ...firstGateway,
+        origin: second.balancer.origin,
+        extraProcs: [second.gateway.proc],
+        balancer: second.balancer.proc,
+      }
+    : firstGateway;
   // Two nodes are weighed against the first gateway alone in the same rounds (results.ts, `oneNode`).
   const oneNode: ChatTarget | undefined = second
-    ? {
-        label: `one node (${variant}, Node ${node})`,
-        origin: gateway.origin,
-        keys,
-        proc: gateway.proc,
-        ...(databaseTicks ? { databaseTicks } : {}),
-      }
+    ? { ...firstGateway, label: `one node (${variant}, Node ${node})` }
     : undefined;
   // The same gateway on another Node, or another build of it, in the same rounds: the comparison
   // is not at the mercy of what the machine did between two runs.
@@ -587,7 +588,7 @@ async function runVariant(variant: Variant, d: VariantDeps): Promise<VariantResu
         origin: p.gateway.origin,
         keys: p.keys,
         proc: p.gateway.proc,
-        ...(target.databaseTicks ? { databaseTicks: target.databaseTicks } : {}),
+        ...(databaseTicks ? { databaseTicks } : {}),
       },
     };
   }
