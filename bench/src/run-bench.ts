@@ -371,9 +371,7 @@ export async function runBench(o: RunOptions, run: RunEnvironment): Promise<Benc
       if (result) variants.push(result);
     }
 
-    // Variants measured without direct calls take the SQLite rounds' direct figures as the reference.
-    const sqliteDirect = variants.find((v) => v.variant === 'sqlite')?.direct;
-    const targets = variants.flatMap((v) => evaluateTargets(v, sqliteDirect));
+    const targets = variants.flatMap((v) => evaluateTargets(v));
     // Every child has exited (and been waited for) before the run's own CPU is read.
     for (const stop of stoppers.reverse()) await stop();
     stoppers.length = 0;

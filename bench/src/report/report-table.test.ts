@@ -171,9 +171,9 @@ describe('evaluateTargets', () => {
   it('judges added latency against the direct call and throughput against the bare proxy', () => {
     const checks = evaluateTargets(variant);
     const byName = Object.fromEntries(checks.map((c) => [c.target, c]));
-    expect(byName['added p50 latency, chat, 1 conn (ms)']).toMatchObject({ ok: true });
-    expect(byName['added p50 latency, chat, 1 conn (ms)']!.value).toBeCloseTo(0.25);
-    expect(byName['added p50 TTFB, stream, 1 conn (ms)']).toMatchObject({ ok: true });
+    expect(byName['added p50 latency over direct, chat, 1 conn (ms)']).toMatchObject({ ok: true });
+    expect(byName['added p50 latency over direct, chat, 1 conn (ms)']!.value).toBeCloseTo(0.25);
+    expect(byName['added p50 TTFB over direct, stream, 1 conn (ms)']).toMatchObject({ ok: true });
     expect(byName['chat throughput vs bare proxy']!.value).toBeCloseTo(1.1);
     expect(byName['chat throughput vs bare proxy']!.ok).toBe(true);
     expect(byName['RSS with 1000 streams (MiB)']).toMatchObject({ value: 180, ok: true });
@@ -195,7 +195,7 @@ describe('evaluateTargets', () => {
       gateway: { ...gateway, json1: load(1000, 0.5, { connections: 1, non2xx: 2 }) },
     };
     const byName = Object.fromEntries(evaluateTargets(slowGw).map((c) => [c.target, c]));
-    expect(byName['added p50 latency, chat, 1 conn (ms)']!.ok).toBe(false);
+    expect(byName['added p50 latency over direct, chat, 1 conn (ms)']!.ok).toBe(false);
     expect(byName['failed requests through the gateway']).toMatchObject({ value: 2, ok: false });
   });
 });
@@ -217,13 +217,31 @@ describe('a variant on the short server plan', () => {
     },
   };
 
-  it('takes the added latency against the direct calls of the SQLite rounds', () => {
-    const byName = Object.fromEntries(evaluateTargets(server, direct).map((c) => [c.target, c]));
-    expect(byName['added p50 latency, chat, 1 conn (ms)']!.value).toBeCloseTo(0.25);
-    expect(byName['added p50 TTFB, stream, 1 conn (ms)']!.value).toBeCloseTo(0.25);
-    // Without a reference the latency was not measured, and is not passed.
-    const alone = Object.fromEntries(evaluateTargets(server).map((c) => [c.target, c]));
-    expect(alone['added p50 latency, chat, 1 conn (ms)']).toMatchObject({ value: null, ok: false });
+  it('judges its latency against the bare proxy of the same rounds, not the direct calls', () => {
+    const timed: VariantResult = {
+      ...server,
+      bare: { ...bare, ttfb: { samples: 100, p50Ms: 0.3, p99Ms: 0.6, badStreams: 0 } },
+      gateway: {
+        ...server.gateway,
+        json1: load(3000, 0.6, { connections: 1 }),
+        ttfb: { samples: 100, p50Ms: 0.5, p99Ms: 0.9, badStreams: 0 },
+      },
+    };
+    const byName = Object.fromEntries(evaluateTargets(timed).map((c) => [c.target, c]));
+    // 0.35 ms over the bare proxy's 0.25: fails; the stream's first byte 0.2 ms over its 0.3: passes.
+    expect(byName['added p50 latency over bare proxy, chat, 1 conn (ms)']).toMatchObject({ ok: false });
+    expect(byName['added p50 latency over bare proxy, chat, 1 conn (ms)']!.value).toBeCloseTo(0.35);
+    expect(byName['added p50 TTFB over bare proxy, stream, 1 conn (ms)']).toMatchObject({ ok: true });
+    expect(byName['added p50 TTFB over bare proxy, stream, 1 conn (ms)']!.value).toBeCloseTo(0.2);
+    expect(Object.keys(byName).some((t) => t.includes('over direct'))).toBe(false);
+    // A bare proxy not timed at one connection leaves the latency unmeasured, which does not pass.
+    const untimed = Object.fromEntries(
+      evaluateTargets({ ...timed, bare: { json64: bare.json64 } }).map((c) => [c.target, c]),
+    );
+    expect(untimed['added p50 latency over bare proxy, chat, 1 conn (ms)']).toMatchObject({
+      value: null,
+      ok: false,
+    });
   });
 
   it('leaves the 1000-stream rows empty, baselines included, when the phase did not run', () => {
@@ -243,7 +261,7 @@ describe('a variant on the short server plan', () => {
   });
 
   it('says the 1000-stream phase was left out rather than failing or passing it', () => {
-    const byName = Object.fromEntries(evaluateTargets(server, direct).map((c) => [c.target, c]));
+    const byName = Object.fromEntries(evaluateTargets(server).map((c) => [c.target, c]));
     expect(byName['RSS with 1000 streams (MiB)']).toMatchObject({ value: null, ok: false });
     expect(byName['RSS with 1000 streams (MiB)']!.unjudged).toMatch(/not run/);
     expect(byName['streams flowing of 1000 concurrent']!.unjudged).toMatch(/not run/);
@@ -279,12 +297,12 @@ describe('a variant on the short server plan', () => {
       },
     };
     const two: VariantResult = { ...unmeasured, oneNode: alone };
-    const byName = Object.fromEntries(evaluateTargets(two, direct).map((c) => [c.target, c]));
+    const byName = Object.fromEntries(evaluateTargets(two).map((c) => [c.target, c]));
     expect(byName['gateways + database CPU per chat request vs one node']).toMatchObject({ ok: false });
     expect(byName['gateways + database CPU per chat request vs one node']!.value).toBeCloseTo(1.1);
     expect(byName['gateways + database CPU per stream request vs one node']).toMatchObject({ ok: true });
     expect(byName['gateways + database CPU per stream request vs one node']!.value).toBeCloseTo(115 / 120);
-    const without = Object.fromEntries(evaluateTargets(unmeasured, direct).map((c) => [c.target, c]));
+    const without = Object.fromEntries(evaluateTargets(unmeasured).map((c) => [c.target, c]));
     expect(without['gateways + database CPU per chat request vs one node']!.unjudged).toMatch(/not measured/);
     // The balancer's CPU has rows of its own, in the two-node table only; one node has its column.
     expect(comparisonTable(two)).toMatch(/\| chat balancer CPU us\/request +\| +- +\| +- +\| +40 /);
@@ -292,7 +310,7 @@ describe('a variant on the short server plan', () => {
       /\| chat CPU us\/request +\| +- +\| +- +\| +85 +\| +- +\| +- +\| +80 +\| +- +\| +1\.06x/,
     );
     expect(comparisonTable(oneNode)).not.toMatch(/balancer/);
-    expect(evaluateTargets(oneNode, direct).some((c) => c.target.includes('vs one node'))).toBe(false);
+    expect(evaluateTargets(oneNode).some((c) => c.target.includes('vs one node'))).toBe(false);
   });
 
   it("prints the two-node control's ratio, and nothing when a figure is missing", () => {
@@ -336,7 +354,7 @@ describe('a variant on the short server plan', () => {
 
   it('still fails a missing 1000-stream result when the phase was meant to run', () => {
     const missing: VariantResult = { ...server, plan: { ...server.plan!, slowStreamPhase: true } };
-    const byName = Object.fromEntries(evaluateTargets(missing, direct).map((c) => [c.target, c]));
+    const byName = Object.fromEntries(evaluateTargets(missing).map((c) => [c.target, c]));
     expect(byName['RSS with 1000 streams (MiB)']).toMatchObject({ ok: false });
     expect(byName['RSS with 1000 streams (MiB)']!.unjudged).toBeUndefined();
   });

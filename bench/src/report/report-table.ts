@@ -169,16 +169,14 @@ const diff = (a: number | undefined, b: number | undefined) =>
 const ratio = (a: number | undefined, b: number | undefined) =>
   a === undefined || b === undefined || !(b > 0) ? undefined : a / b;
 
-const hasFigures = (t: TargetResult) => Object.keys(t).length > 0;
-
 /**
- * The issue's targets for one variant, each with the measured value and a verdict. A variant
- * measured without direct calls (the short server plan) is compared with `directReference`, the
- * direct calls of the same run's SQLite rounds: they never touch the database.
+ * The issue's targets for one variant, each with the measured value and a verdict. Latency at one
+ * connection: on SQLite, the gateway as installed, what it adds to a direct call; on a database
+ * server, what it adds to the bare proxy of the same rounds (two behind the balancer for two nodes),
+ * whose own hop is a proxy's cost, not the gateway's. Both at most 0.3 ms.
  */
-export function evaluateTargets(v: VariantResult, directReference?: TargetResult): TargetCheck[] {
+export function evaluateTargets(v: VariantResult): TargetCheck[] {
   const { bare, gateway } = v;
-  const direct = hasFigures(v.direct) ? v.direct : (directReference ?? v.direct);
   const checks: TargetCheck[] = [];
   const add = (
     target: string,
@@ -198,15 +196,16 @@ export function evaluateTargets(v: VariantResult, directReference?: TargetResult
     });
   };
   const latency = (x: number) => x <= ADDED_LATENCY_LIMIT_MS;
+  const [over, base] = v.variant === 'sqlite' ? ['direct', v.direct] : ['bare proxy', bare];
   add(
-    'added p50 latency, chat, 1 conn (ms)',
-    diff(gateway.json1?.p50Ms, direct.json1?.p50Ms),
+    `added p50 latency over ${over}, chat, 1 conn (ms)`,
+    diff(gateway.json1?.p50Ms, base.json1?.p50Ms),
     '<= 0.3',
     latency,
   );
   add(
-    'added p50 TTFB, stream, 1 conn (ms)',
-    diff(gateway.ttfb?.p50Ms, direct.ttfb?.p50Ms),
+    `added p50 TTFB over ${over}, stream, 1 conn (ms)`,
+    diff(gateway.ttfb?.p50Ms, base.ttfb?.p50Ms),
     '<= 0.3',
     latency,
   );
