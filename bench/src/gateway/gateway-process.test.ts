@@ -29,9 +29,13 @@ describe('startScriptNodeFlags', () => {
     );
   });
 
-  it('finds the young-generation size in this repository start script', () => {
+  it('finds the garbage collector options in this repository start script', () => {
     const repoRoot = path.resolve(import.meta.dirname, '..', '..', '..');
-    expect(startScriptNodeFlags(repoRoot)).toEqual(['--min-semi-space-size=16', '--max-semi-space-size=16']);
+    expect(startScriptNodeFlags(repoRoot)).toEqual([
+      '--min-semi-space-size=16',
+      '--max-semi-space-size=16',
+      '--no-allocation-site-pretenuring',
+    ]);
   });
 });
 
