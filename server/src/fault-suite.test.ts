@@ -468,7 +468,7 @@ for (const target of engineTargets()) {
         // A session made now works (in Redis again, or on the database).
         await RootSession.open(node.origin);
         node.child.kill('SIGTERM');
-        expect((await node.exited).code).toBe(0);
+        expect((await node.exited).code, node.log.slice(-6000)).toBe(0);
         expect(node.log).toContain('Redis is unavailable');
         expectBalanced(await books(dbUrl), load.completed, load);
       } finally {
