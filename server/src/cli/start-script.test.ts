@@ -1,5 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -34,6 +34,30 @@ function run(args: string[], env: Record<string, string>): Promise<{ code: numbe
     child.on('exit', (code) => resolve({ code, out }));
   });
 }
+
+/** The Node options between `node` and the script in a start command line. */
+function nodeOptions(line: string): string[] {
+  return line
+    .trim()
+    .split(/\s+/)
+    .filter((word) => word.startsWith('--'));
+}
+
+// The garbage collector options are written twice (npm start, and this script for the container and
+// systemd): they must stay the same, or the benchmark, which reads npm start's, measures another gateway.
+describe('the Node options of deploy/start.sh', () => {
+  it('are those of npm start', () => {
+    const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+      scripts: { start: string };
+    };
+    const npmStart = nodeOptions(pkg.scripts.start.split('&&').at(-1)!);
+    const execLine = readFileSync(SCRIPT, 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('exec node '))!;
+    expect(nodeOptions(execLine)).toEqual(npmStart);
+    expect(npmStart).toContain('--no-allocation-site-pretenuring');
+  });
+});
 
 describe('deploy/start.sh', () => {
   let dataDir: string;
