@@ -4,17 +4,16 @@ import type {
   PublicKeyCredentialCreationOptionsJSON,
   PublicKeyCredentialRequestOptionsJSON,
   RegistrationResponseJSON,
-} from '@simplewebauthn/server';
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
+  VerifiedAuthenticationResponse,
+  VerifiedRegistrationResponse,
 } from '@simplewebauthn/server';
 import { ErrorCode, UserStatus } from '@switchyard/domain';
 import type { PasskeyRow, UserRow } from '../db/tables.js';
 import { ApiError } from '../http/api-error.js';
 import type { Services } from '../services.js';
+
+// Loaded on first use: a node whose users never touch passkeys keeps the package out of its memory.
+const webauthn = () => import('@simplewebauthn/server');
 
 const CHALLENGE_TTL_SECONDS = 5 * 60;
 const TRANSPORTS = new Set(['ble', 'cable', 'hybrid', 'internal', 'nfc', 'smart-card', 'usb']);
@@ -55,7 +54,7 @@ export async function registrationOptions(
   passkeysEnabled(s);
   const rp = relyingParty(s);
   const existing = await s.repos.passkeys.forUser(user.id);
-  const options = await generateRegistrationOptions({
+  const options = await (await webauthn()).generateRegistrationOptions({
     rpName: rp.name,
     rpID: rp.rpID,
     userName: user.username,
@@ -81,7 +80,8 @@ export async function finishRegistration(
   const rp = relyingParty(s);
   const challenge = await s.codes.take(`passkey-reg:${user.id}`);
   if (!challenge) throw refused('the registration has expired; please start again');
-  let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
+  const { verifyRegistrationResponse } = await webauthn();
+  let verified: VerifiedRegistrationResponse;
   try {
     verified = await verifyRegistrationResponse({
       response,
@@ -115,7 +115,7 @@ export async function finishRegistration(
 /** Options for signing in with any passkey of this site; the challenge is kept five minutes, for one use. */
 export async function authenticationOptions(s: Services): Promise<PublicKeyCredentialRequestOptionsJSON> {
   passkeysEnabled(s);
-  const options = await generateAuthenticationOptions({
+  const options = await (await webauthn()).generateAuthenticationOptions({
     rpID: relyingParty(s).rpID,
     userVerification: 'preferred',
   });
@@ -136,7 +136,8 @@ export async function finishAuthentication(
   }
   const passkey = await s.repos.passkeys.byCredentialId(response.id);
   if (!passkey) throw refused('this passkey is not registered here');
-  let verified: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
+  const { verifyAuthenticationResponse } = await webauthn();
+  let verified: VerifiedAuthenticationResponse;
   try {
     verified = await verifyAuthenticationResponse({
       response,

@@ -1,4 +1,4 @@
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import {
   GATEWAY_TIMEOUT_MS,
   type GatewayConfig,
@@ -16,7 +16,9 @@ import {
 // Both through the official `stripe` package. `api_base` (empty in production) points the client
 // at another address, e.g. a test double.
 
-function client(config: GatewayConfig): Stripe {
+// Loaded on first use: a node that never takes a Stripe payment keeps the package out of its memory.
+async function client(config: GatewayConfig): Promise<Stripe> {
+  const { default: StripeClient } = await import('stripe');
   const opts: ConstructorParameters<typeof Stripe>[1] = { maxNetworkRetries: 1, timeout: GATEWAY_TIMEOUT_MS };
   if (config.api_base) {
     const u = new URL(config.api_base);
@@ -24,7 +26,7 @@ function client(config: GatewayConfig): Stripe {
     opts.port = u.port || (u.protocol === 'https:' ? 443 : 80);
     opts.protocol = u.protocol === 'https:' ? 'https' : 'http';
   }
-  return new Stripe(config.secret_key ?? '', opts);
+  return new StripeClient(config.secret_key ?? '', opts);
 }
 
 /** Stripe counts in the currency's smallest unit; USD and CNY both have two decimals. */
@@ -34,7 +36,7 @@ export const stripeDriver: GatewayDriver = {
   async open(config: GatewayConfig, p: OpenPayment): Promise<PayRequest> {
     let session: Stripe.Checkout.Session;
     try {
-      session = await client(config).checkout.sessions.create({
+      session = await (await client(config)).checkout.sessions.create({
         mode: 'payment',
         client_reference_id: p.tradeNo,
         metadata: { trade_no: p.tradeNo },
@@ -58,12 +60,13 @@ export const stripeDriver: GatewayDriver = {
     return { type: 1, data: { url: session.url }, gatewayNo: session.id };
   },
 
-  verify(config: GatewayConfig, req: NotifyRequest): NotifyResult {
+  async verify(config: GatewayConfig, req: NotifyRequest): Promise<NotifyResult> {
     const signature = header(req, 'stripe-signature');
     if (!signature) return { kind: 'refused', why: 'no Stripe-Signature header' };
+    const stripe = await client(config);
     let event: Stripe.Event;
     try {
-      event = client(config).webhooks.constructEvent(req.rawBody, signature, config.webhook_secret ?? '');
+      event = stripe.webhooks.constructEvent(req.rawBody, signature, config.webhook_secret ?? '');
     } catch (err) {
       return { kind: 'refused', why: (err as Error).message };
     }
