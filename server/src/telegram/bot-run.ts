@@ -6,11 +6,12 @@ import { textsFor } from './bot-texts.js';
 import { LongPoller } from './long-poller.js';
 import type { TelegramBotDeps, TelegramBotSettings, TelegramTiming } from './telegram-bot.js';
 import { grammySignal, telegramFetch } from './telegram-fetch.js';
-import { TELEGRAM_WEBHOOK_PATH } from './webhook-path.js';
 
 // The running bot, grammY and all: telegram-bot.ts loads this module only once a bot token is set,
 // so a node without a bot keeps grammY (and the URL tables it brings) out of its memory.
 
+/** The path Telegram posts updates to in webhook mode (ServerAddress + this; routes.ts serves it). */
+const TELEGRAM_WEBHOOK_PATH = '/api/telegram/webhook';
 /** The most menu entries registered with Telegram (its own limit for setMyCommands). */
 const COMMANDS_MAX = 100;
 

@@ -8,8 +8,6 @@ import type { BotRun } from './bot-run.js';
 import type { PollLease } from './long-poller.js';
 import type { MessagingBot, WebhookOutcome } from './messaging-bot.js';
 
-export { TELEGRAM_WEBHOOK_PATH } from './webhook-path.js';
-
 /** Claims kept this long: Telegram gives up redelivering an update after 24 hours. */
 const CLAIM_KEEP_SECONDS = 24 * 3600;
 const PRUNE_EVERY_SECONDS = 3600;
