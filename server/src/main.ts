@@ -89,7 +89,8 @@ import type { Clock, Repos, Services } from './services.js';
 import { KlingTokenCache } from './tasks/kling/kling-token.js';
 import { TaskPoller } from './tasks/task-poller.js';
 import { installCommands } from './telegram/bot-commands.js';
-import { pollLeaseMs, TelegramBot, type TelegramTiming } from './telegram/telegram-bot.js';
+import { pollLeaseMs, type TelegramTiming } from './telegram/bot-settings.js';
+import { TelegramBot } from './telegram/telegram-bot.js';
 import type { CallTracer } from './tracing/call-tracer.js';
 
 const OPTION_POLL_MS = 5000;

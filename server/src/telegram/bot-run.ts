@@ -2,9 +2,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Bot, BotError, GrammyError, HttpError } from 'grammy';
 import type { Update } from 'grammy/types';
 import { BUILTIN_COMMAND_LIST } from './bot-commands.js';
+import type { TelegramBotDeps, TelegramBotSettings, TelegramTiming } from './bot-settings.js';
 import { textsFor } from './bot-texts.js';
 import { LongPoller } from './long-poller.js';
-import type { TelegramBotDeps, TelegramBotSettings, TelegramTiming } from './telegram-bot.js';
 import { grammySignal, telegramFetch } from './telegram-fetch.js';
 
 // The running bot, grammY and all: telegram-bot.ts loads this module only once a bot token is set,
