@@ -54,7 +54,8 @@ export async function registrationOptions(
   passkeysEnabled(s);
   const rp = relyingParty(s);
   const existing = await s.repos.passkeys.forUser(user.id);
-  const options = await (await webauthn()).generateRegistrationOptions({
+  const { generateRegistrationOptions } = await webauthn();
+  const options = await generateRegistrationOptions({
     rpName: rp.name,
     rpID: rp.rpID,
     userName: user.username,
@@ -115,7 +116,8 @@ export async function finishRegistration(
 /** Options for signing in with any passkey of this site; the challenge is kept five minutes, for one use. */
 export async function authenticationOptions(s: Services): Promise<PublicKeyCredentialRequestOptionsJSON> {
   passkeysEnabled(s);
-  const options = await (await webauthn()).generateAuthenticationOptions({
+  const { generateAuthenticationOptions } = await webauthn();
+  const options = await generateAuthenticationOptions({
     rpID: relyingParty(s).rpID,
     userVerification: 'preferred',
   });

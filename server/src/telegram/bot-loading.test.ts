@@ -17,14 +17,13 @@ const REGISTER = `import { register } from 'node:module'; register(${JSON.string
 
 let node: GatewayProcess;
 let closedApi: ReturnType<typeof createServer>;
-let apiUrl: string;
 
 beforeAll(async () => {
   // A Bot API that refuses every connection: the bot, once started, fails and retries quietly.
   closedApi = createServer((socket) => socket.destroy());
   await new Promise<void>((resolve) => closedApi.listen(0, '127.0.0.1', resolve));
   const address = closedApi.address();
-  apiUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  const apiUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
   node = await GatewayProcess.start({
     env: {
       NODE_OPTIONS: `--import=data:text/javascript,${encodeURIComponent(REGISTER)}`,

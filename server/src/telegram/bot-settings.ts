@@ -29,9 +29,14 @@ export interface TelegramBotDeps {
   timing?: Partial<TelegramTiming>;
 }
 
+/** The timing given, the defaults for what it leaves out. */
+export function telegramTiming(timing: Partial<TelegramTiming> = {}): TelegramTiming {
+  return { ...DEFAULT_TIMING, ...timing };
+}
+
 /** How long a poller's lease lasts: longer than one getUpdates call at its slowest. */
 export function pollLeaseMs(timing: Partial<TelegramTiming> = {}): number {
-  const t = { ...DEFAULT_TIMING, ...timing };
+  const t = telegramTiming(timing);
   return (t.pollSeconds + t.callTimeoutSeconds + 15) * 1000;
 }
 
@@ -44,7 +49,7 @@ export interface TelegramTiming {
   callTimeoutSeconds: number;
 }
 
-export const DEFAULT_TIMING: TelegramTiming = {
+const DEFAULT_TIMING: TelegramTiming = {
   pollSeconds: 25,
   leaseRetryMs: 5000,
   backoffFirstMs: 1000,

@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Update } from 'grammy/types';
 import type { BotRun } from './bot-run.js';
-import { DEFAULT_TIMING, type TelegramBotDeps, type TelegramTiming } from './bot-settings.js';
+import { type TelegramBotDeps, type TelegramTiming, telegramTiming } from './bot-settings.js';
 import type { MessagingBot, WebhookOutcome } from './messaging-bot.js';
 
 /** Claims kept this long: Telegram gives up redelivering an update after 24 hours. */
@@ -23,7 +23,7 @@ export class TelegramBot implements MessagingBot {
   private readonly timing: TelegramTiming;
 
   constructor(private readonly deps: TelegramBotDeps) {
-    this.timing = { ...DEFAULT_TIMING, ...deps.timing };
+    this.timing = telegramTiming(deps.timing);
   }
 
   /** `{status, is_webhook}` as the console's bot screen reads it. */
